@@ -1,0 +1,1 @@
+"""Everything that talks to the outside world: service, store, Discord, console."""

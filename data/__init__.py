@@ -1,0 +1,1 @@
+"""Content files (JSON) per game, validated by pydantic on load."""

@@ -1,0 +1,1 @@
+"""Pillow renderers: a view -> PNG bytes. No discord."""

@@ -1,0 +1,15 @@
+"""Every game through random playouts under the engine contract (see conformance.py)."""
+
+import pytest
+
+from tests.conformance import Case, play_random_game
+
+CASES: list[Case] = [
+    Case("fairy-tale-inn", 2, seeds=25),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_random_playouts(case: Case) -> None:
+    for seed in range(case.seeds):
+        play_random_game(case, seed)
