@@ -10,7 +10,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engines import get_game
-from engines.core import Action, Game, GameError, GameOver, GameState, IllegalAction, NotYourTurn, Rng
+from engines.core import (
+    Action,
+    Game,
+    GameError,
+    GameOver,
+    GameState,
+    IllegalAction,
+    NotYourTurn,
+    Rng,
+)
 
 
 @dataclass(frozen=True)
@@ -40,7 +49,9 @@ def check_illegal_leaves_state(game: Game, state: GameState, seat: int, action: 
     except expected as exc:
         assert str(exc), "a GameError must carry a plain-English message"
     except GameError as exc:  # pragma: no cover - message for the failing assert
-        raise AssertionError(f"expected {expected.__name__}, got {type(exc).__name__}: {exc}")
+        raise AssertionError(
+            f"expected {expected.__name__}, got {type(exc).__name__}: {exc}"
+        ) from exc
     else:
         raise AssertionError(f"{action!r} by seat {seat} should raise {expected.__name__}")
     assert _snapshot(game, state) == before, "a refused action changed the state"
@@ -58,7 +69,7 @@ def play_random_game(case: Case, seed: int) -> GameState:
     for _ in range(case.max_plies):
         outcome = game.outcome(state)
         to_act = game.to_act(state)
-        assert (outcome is None) == bool(to_act), "to_act must be empty exactly when the game is over"
+        assert (outcome is None) == bool(to_act), "to_act must be empty exactly at the end"
         if outcome is not None:
             break
         assert len(set(to_act)) == len(to_act)
