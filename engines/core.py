@@ -259,6 +259,12 @@ class Game(abc.ABC, Generic[S, A]):
         if action not in self.legal_actions(state, seat):
             raise IllegalAction(self.explain_illegal(state, seat, action))
 
+    def meta_actions(self, state: S, seat: Seat) -> list[A]:
+        """Actions a seat may take outside the turn order (table-safety tools,
+        rulings of an arbiter). They are not part of :meth:`to_act` and a game
+        that has them overrides :meth:`check` to accept them. Default: none."""
+        return []
+
     def explain_illegal(self, state: S, seat: Seat, action: A) -> str:
         """Why ``action`` is not legal; games give specific reasons."""
         return "That move is not allowed right now."
