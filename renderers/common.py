@@ -1,0 +1,449 @@
+"""The drawing toolkit every Fabletop renderer shares (Pillow only, no discord).
+
+Images are drawn for Discord's dark theme (background ``#313338``) and for
+phones, where Discord shrinks an image to roughly 400 px wide: renderers draw at
+about 1100-1200 px wide with body text of at least 22 px, and never tell owners
+apart by colour alone (each seat also has a shape and a letter).
+
+>>> img = new_canvas(200, 100)
+>>> d = ImageDraw.Draw(img)
+>>> box = text_center(d, (100, 50), "Hi", font(24, bold=True), TEXT)
+>>> to_png(img)[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
+True
+>>> wrap_text("the quick brown fox jumps", font(22), 120)
+['the quick', 'brown fox', 'jumps']
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from PIL import Image, ImageDraw, ImageFont
+
+FONT_DIR = Path(__file__).resolve().parent / "fonts"
+
+Color = tuple[int, int, int]
+Point = tuple[float, float]
+Box = tuple[float, float, float, float]
+
+# --------------------------------------------------------------------------- palette
+# Discord dark theme surfaces, then text and accents chosen for contrast on them.
+
+BG: Color = (0x31, 0x33, 0x38)  # Discord chat background
+PANEL: Color = (0x2B, 0x2D, 0x31)  # a shade darker: panels read as "inset"
+PANEL_HI: Color = (0x3F, 0x42, 0x48)  # a shade lighter: raised cells, empty slots
+GRID: Color = (0x56, 0x5A, 0x62)  # lines and outlines
+TEXT: Color = (0xF2, 0xF3, 0xF5)  # main text (contrast ~12:1 on BG)
+MUTED: Color = (0xB5, 0xBA, 0xC1)  # secondary text (contrast ~7:1 on BG)
+DIM: Color = (0x80, 0x84, 0x8E)  # hints, empty markers
+INK: Color = (0x1E, 0x1F, 0x22)  # dark ink drawn on light token faces
+GOLD: Color = (0xF0, 0xB2, 0x32)  # coins and money
+GOLD_DARK: Color = (0x9A, 0x6B, 0x0A)
+HIGHLIGHT: Color = (0xFF, 0xFF, 0xFF)  # "just happened" outline
+WARN: Color = (0xF2, 0x3F, 0x43)  # full / blocked
+GOOD: Color = (0x23, 0xA5, 0x5A)  # ok / winner
+NEUTRAL: Color = (0x9A, 0x9E, 0xA6)  # ownerless pieces
+
+# Okabe-Ito colour-blind-safe hues, brightest first so the first seats stay readable on
+# dark grey. Each seat also gets its own shape and letter (owners never differ by colour
+# alone).
+OWNER_COLORS: tuple[Color, ...] = (
+    (0xE6, 0x9F, 0x00),  # orange
+    (0x56, 0xB4, 0xE9),  # sky blue
+    (0xF0, 0xE4, 0x42),  # yellow
+    (0x00, 0xC0, 0x8A),  # bluish green (lifted for dark backgrounds)
+    (0xCC, 0x79, 0xA7),  # reddish purple
+    (0xE8, 0x6A, 0x1A),  # vermillion (lifted)
+    (0x4D, 0x8F, 0xE0),  # blue (lifted)
+)
+OWNER_SHAPES: tuple[str, ...] = (
+    "circle", "square", "diamond", "triangle", "hexagon", "star", "pentagon",
+)
+OWNER_COLOR_NAMES: tuple[str, ...] = (
+    "orange", "blue", "yellow", "green", "pink", "red", "navy",
+)
+
+
+@dataclass(frozen=True)
+class OwnerStyle:
+    """How one seat is drawn: colour, shape and letter together."""
+
+    seat: int
+    color: Color
+    shape: str
+    letter: str
+    color_name: str
+
+    @property
+    def ink(self) -> Color:
+        """Text colour to draw on top of ``color``."""
+        return readable_on(self.color)
+
+
+def owner_style(seat: int) -> OwnerStyle:
+    """The style of seat ``seat`` (0-based); wraps around for very large tables.
+
+    >>> owner_style(0).shape, owner_style(1).shape, owner_style(1).letter
+    ('circle', 'square', 'B')
+    """
+    i = seat % len(OWNER_COLORS)
+    return OwnerStyle(
+        seat=seat,
+        color=OWNER_COLORS[i],
+        shape=OWNER_SHAPES[i],
+        letter=chr(ord("A") + seat % 26),
+        color_name=OWNER_COLOR_NAMES[i],
+    )
+
+
+def luminance(c: Color) -> float:
+    """WCAG relative luminance of an sRGB colour."""
+
+    def chan(v: int) -> float:
+        s = v / 255
+        return s / 12.92 if s <= 0.03928 else ((s + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (chan(v) for v in c)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: Color, b: Color) -> float:
+    """WCAG contrast ratio between two colours (1..21).
+
+    >>> round(contrast((0, 0, 0), (255, 255, 255)))
+    21
+    """
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def readable_on(c: Color) -> Color:
+    """Dark ink or white text, whichever contrasts more with ``c``."""
+    return INK if contrast(c, INK) >= contrast(c, TEXT) else TEXT
+
+
+def mix(a: Color, b: Color, t: float) -> Color:
+    """Blend ``a`` towards ``b`` by ``t`` (0 = a, 1 = b)."""
+    return tuple(round(x + (y - x) * t) for x, y in zip(a, b, strict=True))  # type: ignore[return-value]
+
+
+# --------------------------------------------------------------------------- fonts
+
+
+@lru_cache(maxsize=64)
+def font(size: int, bold: bool = False, mono: bool = False) -> ImageFont.FreeTypeFont:
+    """A DejaVu font shipped in ``renderers/fonts`` (cached per size and style)."""
+    name = "DejaVuSansMono.ttf" if mono else ("DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf")
+    return ImageFont.truetype(str(FONT_DIR / name), size)
+
+
+def text_width(text: str, fnt: ImageFont.FreeTypeFont) -> float:
+    return fnt.getlength(text)
+
+
+def fit_font(text: str, max_width: float, size: int, min_size: int = 12,
+             bold: bool = False) -> ImageFont.FreeTypeFont:
+    """The largest font not above ``size`` in which ``text`` fits ``max_width``."""
+    while size > min_size and font(size, bold).getlength(text) > max_width:
+        size -= 1
+    return font(size, bold)
+
+
+def ellipsize(text: str, fnt: ImageFont.FreeTypeFont, max_width: float) -> str:
+    """``text`` cut with an ellipsis so it fits ``max_width``.
+
+    >>> ellipsize("Rumpelstiltskin", font(22), 90)
+    'Rump…'
+    """
+    if fnt.getlength(text) <= max_width:
+        return text
+    while text and fnt.getlength(text + "…") > max_width:
+        text = text[:-1]
+    return text.rstrip() + "…"
+
+
+# --------------------------------------------------------------------------- canvas & output
+
+
+def new_canvas(width: int, height: int, color: Color = BG) -> Image.Image:
+    return Image.new("RGB", (int(width), int(height)), color)
+
+
+def to_png(img: Image.Image, max_colors: int | None = None) -> bytes:
+    """PNG bytes of ``img``: optimized, and palette-quantized when ``max_colors`` is given.
+
+    The output is deterministic for the same pixels (no timestamps or metadata),
+    so the same view always gives byte-identical PNGs.
+    """
+    if max_colors is not None:
+        img = img.convert("RGB").quantize(colors=max_colors, method=Image.Quantize.MEDIANCUT,
+                                          dither=Image.Dither.NONE)
+    buf = io.BytesIO()
+    img.save(buf, format="PNG", optimize=True)
+    return buf.getvalue()
+
+
+# --------------------------------------------------------------------------- text
+
+
+def text_center(draw: ImageDraw.ImageDraw, center: Point, text: str,
+                fnt: ImageFont.FreeTypeFont, fill: Color,
+                stroke: int = 0, stroke_fill: Color | None = None) -> Box:
+    """Draw ``text`` centred on ``center`` (both axes); returns its bounding box."""
+    draw.text(center, text, font=fnt, fill=fill, anchor="mm",
+              stroke_width=stroke, stroke_fill=stroke_fill)
+    return draw.textbbox(center, text, font=fnt, anchor="mm", stroke_width=stroke)
+
+
+def text_left(draw: ImageDraw.ImageDraw, left_middle: Point, text: str,
+              fnt: ImageFont.FreeTypeFont, fill: Color) -> Box:
+    """Draw ``text`` with its left edge at x and its middle at y; returns its box."""
+    draw.text(left_middle, text, font=fnt, fill=fill, anchor="lm")
+    return draw.textbbox(left_middle, text, font=fnt, anchor="lm")
+
+
+def wrap_text(text: str, fnt: ImageFont.FreeTypeFont, max_width: float) -> list[str]:
+    """Greedy word wrap to ``max_width`` pixels; over-long words are split."""
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        line = ""
+        for word in paragraph.split():
+            candidate = f"{line} {word}" if line else word
+            if fnt.getlength(candidate) <= max_width:
+                line = candidate
+                continue
+            if line:
+                lines.append(line)
+            while fnt.getlength(word) > max_width and len(word) > 1:
+                cut = len(word)
+                while cut > 1 and fnt.getlength(word[:cut]) > max_width:
+                    cut -= 1
+                lines.append(word[:cut])
+                word = word[cut:]
+            line = word
+        lines.append(line)
+    return lines
+
+
+def line_height(fnt: ImageFont.FreeTypeFont, spacing: float = 1.25) -> int:
+    return round(fnt.size * spacing)
+
+
+def draw_wrapped(draw: ImageDraw.ImageDraw, top_left: Point, text: str,
+                 fnt: ImageFont.FreeTypeFont, fill: Color, max_width: float,
+                 spacing: float = 1.25, max_lines: int | None = None) -> float:
+    """Draw word-wrapped text from ``top_left``; returns the y just below it."""
+    x, y = top_left
+    lines = wrap_text(text, fnt, max_width)
+    if max_lines is not None and len(lines) > max_lines:
+        lines = lines[:max_lines]
+        lines[-1] = ellipsize(lines[-1] + " …", fnt, max_width)
+    step = line_height(fnt, spacing)
+    for line in lines:
+        draw.text((x, y), line, font=fnt, fill=fill, anchor="la")
+        y += step
+    return y
+
+
+def wrapped_height(text: str, fnt: ImageFont.FreeTypeFont, max_width: float,
+                   spacing: float = 1.25) -> int:
+    return len(wrap_text(text, fnt, max_width)) * line_height(fnt, spacing)
+
+
+# --------------------------------------------------------------------------- shapes
+
+
+def rounded_panel(draw: ImageDraw.ImageDraw, box: Box, fill: Color | None = PANEL,
+                  outline: Color | None = None, radius: int = 16, width: int = 2) -> None:
+    """A rounded rectangle: the basic card/panel of every layout."""
+    draw.rounded_rectangle(box, radius=radius, fill=fill, outline=outline,
+                           width=width if outline else 0)
+
+
+def badge(draw: ImageDraw.ImageDraw, anchor: Point, text: str, fnt: ImageFont.FreeTypeFont,
+          fill: Color, text_fill: Color | None = None, pad: tuple[int, int] = (10, 4),
+          align: str = "left", outline: Color | None = None) -> Box:
+    """A pill with ``text`` inside. ``anchor`` is the pill's left-middle point
+    (``align='left'``), centre (``'center'``) or right-middle (``'right'``)."""
+    w = fnt.getlength(text) + 2 * pad[0]
+    ascent, descent = fnt.getmetrics()
+    h = ascent + descent + 2 * pad[1]
+    x, y = anchor
+    if align == "center":
+        x -= w / 2
+    elif align == "right":
+        x -= w
+    box = (x, y - h / 2, x + w, y + h / 2)
+    draw.rounded_rectangle(box, radius=h / 2, fill=fill, outline=outline,
+                           width=2 if outline else 0)
+    text_center(draw, (x + w / 2, y), text, fnt, text_fill or readable_on(fill))
+    return box
+
+
+def regular_polygon_points(center: Point, radius: float, sides: int,
+                           rotation: float = 0.0) -> list[Point]:
+    """Vertices of a regular polygon; ``rotation`` in degrees, 0 = first vertex up."""
+    cx, cy = center
+    pts = []
+    for k in range(sides):
+        a = math.radians(rotation - 90 + 360 * k / sides)
+        pts.append((cx + radius * math.cos(a), cy + radius * math.sin(a)))
+    return pts
+
+
+def star_points(center: Point, radius: float, points: int = 5, inner: float = 0.45) -> list[Point]:
+    cx, cy = center
+    pts = []
+    for k in range(points * 2):
+        r = radius if k % 2 == 0 else radius * inner
+        a = math.radians(-90 + 180 * k / points)
+        pts.append((cx + r * math.cos(a), cy + r * math.sin(a)))
+    return pts
+
+
+def shape_points(shape: str, center: Point, radius: float) -> list[Point] | None:
+    """Polygon vertices for a named shape, or ``None`` for circle/square (drawn natively)."""
+    if shape == "diamond":
+        return regular_polygon_points(center, radius, 4)
+    if shape == "triangle":
+        cx, cy = center
+        return regular_polygon_points((cx, cy + radius * 0.15), radius * 1.15, 3)
+    if shape == "hexagon":
+        return regular_polygon_points(center, radius, 6, rotation=30)
+    if shape == "pentagon":
+        return regular_polygon_points(center, radius * 1.05, 5)
+    if shape == "star":
+        return star_points(center, radius * 1.15)
+    if shape == "octagon":
+        return regular_polygon_points(center, radius, 8, rotation=22.5)
+    return None
+
+
+def draw_shape(draw: ImageDraw.ImageDraw, shape: str, center: Point, radius: float,
+               fill: Color | None, outline: Color | None = None, width: int = 0) -> None:
+    """Draw a named shape (circle, square, diamond, triangle, hexagon, pentagon, star,
+    octagon) of about ``radius`` around ``center``."""
+    cx, cy = center
+    if shape == "circle":
+        draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius),
+                     fill=fill, outline=outline, width=width)
+        return
+    if shape == "square":
+        r = radius * 0.92
+        draw.rounded_rectangle((cx - r, cy - r, cx + r, cy + r), radius=max(2, r * 0.22),
+                               fill=fill, outline=outline, width=width)
+        return
+    pts = shape_points(shape, center, radius)
+    if pts is None:
+        raise ValueError(f"unknown shape {shape!r}")
+    draw.polygon(pts, fill=fill, outline=outline, width=width)
+
+
+def owner_marker(draw: ImageDraw.ImageDraw, style: OwnerStyle, center: Point,
+                 radius: float, with_letter: bool = True) -> None:
+    """The seat's shape in its colour with its letter: the legend of who owns what."""
+    draw_shape(draw, style.shape, center, radius, fill=style.color, outline=INK, width=2)
+    if with_letter:
+        cx, cy = center
+        # Triangles hold their letter lower, where the shape is wide.
+        dy = radius * 0.18 if style.shape == "triangle" else 0
+        text_center(draw, (cx, cy + dy), style.letter,
+                    font(max(10, round(radius * 1.05)), bold=True), style.ink)
+
+
+def coin(draw: ImageDraw.ImageDraw, center: Point, radius: float, label: str = "",
+         fill: Color = GOLD) -> None:
+    """A gold coin, optionally with a value on it."""
+    cx, cy = center
+    draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), fill=fill,
+                 outline=GOLD_DARK, width=max(2, round(radius * 0.12)))
+    if label:
+        text_center(draw, center, label, font(max(10, round(radius * 1.05)), bold=True), INK)
+
+
+def arrow(draw: ImageDraw.ImageDraw, start: Point, end: Point, fill: Color, width: int = 4,
+          head: float = 14) -> None:
+    """A straight arrow from ``start`` to ``end``."""
+    draw.line((start, end), fill=fill, width=width)
+    ang = math.atan2(end[1] - start[1], end[0] - start[0])
+    left = (end[0] - head * math.cos(ang - 0.45), end[1] - head * math.sin(ang - 0.45))
+    right = (end[0] - head * math.cos(ang + 0.45), end[1] - head * math.sin(ang + 0.45))
+    draw.polygon([end, left, right], fill=fill)
+
+
+# --------------------------------------------------------------------------- general pieces
+# Maps (nodes and edges), tracks and cards: shared by the bigger games' renderers.
+
+
+def draw_edge(draw: ImageDraw.ImageDraw, a: Point, b: Point, fill: Color = GRID,
+              width: int = 6) -> None:
+    """A map connection between two node centres (round caps)."""
+    draw.line((a, b), fill=fill, width=width)
+    r = width / 2
+    for x, y in (a, b):
+        draw.ellipse((x - r, y - r, x + r, y + r), fill=fill)
+
+
+def draw_node(draw: ImageDraw.ImageDraw, center: Point, radius: float, label: str,
+              fill: Color = PANEL_HI, outline: Color = GRID, label_fill: Color = TEXT,
+              label_size: int = 22, label_below: bool = True) -> Box:
+    """A map node: a circle with its name below it (or inside it). Returns the label box."""
+    cx, cy = center
+    draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), fill=fill,
+                 outline=outline, width=3)
+    fnt = font(label_size, bold=True)
+    if label_below:
+        pos = (cx, cy + radius + label_size * 0.8)
+        return text_center(draw, pos, label, fnt, label_fill, stroke=3, stroke_fill=BG)
+    return text_center(draw, center, label, fnt, readable_on(fill))
+
+
+def draw_track(draw: ImageDraw.ImageDraw, box: Box, spaces: Sequence[str],
+               current: int | None = None, marked: Sequence[int] = (),
+               fill: Color = PANEL_HI, current_fill: Color = GOLD,
+               mark_fill: Color = GOLD_DARK) -> list[Box]:
+    """A horizontal track of labelled spaces inside ``box``; ``current`` is highlighted,
+    ``marked`` spaces get a dot. Returns each space's box (to place pawns on)."""
+    x0, y0, x1, y1 = box
+    n = max(1, len(spaces))
+    gap = 6
+    w = (x1 - x0 - gap * (n - 1)) / n
+    boxes: list[Box] = []
+    fnt = fit_font(max(spaces, key=len) if spaces else "", w - 8, 22, bold=True)
+    for i, label in enumerate(spaces):
+        bx = x0 + i * (w + gap)
+        b = (bx, y0, bx + w, y1)
+        is_cur = i == current
+        rounded_panel(draw, b, fill=current_fill if is_cur else fill,
+                      outline=HIGHLIGHT if is_cur else GRID, radius=10, width=3 if is_cur else 2)
+        text_center(draw, (bx + w / 2, (y0 + y1) / 2), label, fnt,
+                    INK if is_cur else TEXT)
+        if i in marked:
+            r = 6
+            draw.ellipse((bx + w - 2 * r - 6, y0 + 6, bx + w - 6, y0 + 6 + 2 * r), fill=mark_fill)
+        boxes.append(b)
+    return boxes
+
+
+def draw_card(draw: ImageDraw.ImageDraw, box: Box, title: str, caption: str = "",
+              accent: Color = GOLD, fill: Color = PANEL, title_size: int = 24,
+              caption_size: int = 22, outline: Color | None = None) -> float:
+    """A card: an accent strip, a bold title and a wrapped caption. Returns the y
+    below the caption (callers can check it stayed inside ``box``)."""
+    x0, y0, x1, y1 = box
+    rounded_panel(draw, box, fill=fill, outline=outline or GRID, radius=14)
+    draw.rounded_rectangle((x0, y0, x0 + 10, y1), radius=5, fill=accent)
+    pad = 18
+    tf = font(title_size, bold=True)
+    draw.text((x0 + pad, y0 + pad), ellipsize(title, tf, x1 - x0 - 2 * pad), font=tf,
+              fill=TEXT, anchor="la")
+    y = y0 + pad + line_height(tf)
+    if caption:
+        y = draw_wrapped(draw, (x0 + pad, y + 2), caption, font(caption_size), MUTED,
+                         x1 - x0 - 2 * pad)
+    return y
