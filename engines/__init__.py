@@ -9,6 +9,7 @@ from engines.core import Game
 # id -> "module:Class". Imported lazily so one broken game cannot stop the others loading.
 _REGISTRY: dict[str, str] = {
     "fairy-tale-inn": "engines.fairy_tale_inn:FairyTaleInn",
+    "treasure": "engines.treasure:SaveTheTreasure",
 }
 
 _cache: dict[str, Game] = {}
