@@ -1,0 +1,172 @@
+"""Process settings, read from the environment and an optional ``.env`` file.
+
+Every setting is listed with a comment in ``.env.example``; the names below are the
+environment variable names (case-insensitive).
+
+>>> s = Settings(_env_file=None, DISCORD_TOKEN="", OWNER_IDS="1, 2")
+>>> s.offline, s.owner_ids
+(True, [1, 2])
+>>> Settings(_env_file=None, SHARD_IDS="0,1", SHARD_COUNT="2").shard_ids
+[0, 1]
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+__all__ = ["Settings", "apply_discord_endpoints", "load_settings"]
+
+_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def _int_list(value: Any) -> Any:
+    """Accept ``"1,2 3"`` (what people type in .env files) as well as real lists."""
+    if value is None:
+        return []
+    if isinstance(value, int):
+        return [value]
+    if isinstance(value, str):
+        parts = value.replace(";", ",").replace(" ", ",").split(",")
+        return [int(p) for p in parts if p.strip()]
+    return value
+
+
+class Settings(BaseSettings):
+    """Everything the bot process can be told. Nothing here is required: with no
+    ``DISCORD_TOKEN`` the bot runs the offline console table instead."""
+
+    model_config = SettingsConfigDict(
+        env_file=".env",
+        env_file_encoding="utf-8",
+        case_sensitive=False,
+        extra="ignore",
+        populate_by_name=True,
+    )
+
+    discord_token: SecretStr | None = Field(default=None, alias="DISCORD_TOKEN")
+    """The bot token from the Discord developer portal; empty/absent = offline console."""
+
+    database_path: Path = Field(default=Path("fabletop.db"), alias="DATABASE_PATH")
+    """The SQLite file holding every table (created if missing)."""
+
+    discord_api_base: str | None = Field(default=None, alias="DISCORD_API_BASE")
+    """REST base URL (e.g. ``http://127.0.0.1:8787/api/v10``); default: Discord's."""
+
+    discord_gateway_url: str | None = Field(default=None, alias="DISCORD_GATEWAY_URL")
+    """Gateway websocket URL (e.g. ``ws://127.0.0.1:8787/gateway``); default: Discord's."""
+
+    owner_ids: Annotated[list[int], NoDecode] = Field(default_factory=list, alias="OWNER_IDS")
+    """User ids allowed to run owner commands (/admin ...). Empty: the application owner."""
+
+    dev_guild_id: int | None = Field(default=None, alias="DEV_GUILD_ID")
+    """Guild that ``--sync`` and ``/admin sync`` target by default (instant); unset: global."""
+
+    reminder_minutes: float = Field(default=10.0, alias="REMINDER_MINUTES", ge=0)
+    """Minutes a turn may wait before the bot pings the player again (0 = never)."""
+
+    ai_budget: int = Field(default=400, alias="AI_BUDGET", ge=1)
+    """Search budget of the strongest AI players (MCTS iterations per move)."""
+
+    ai_delay: float = Field(default=1.0, alias="AI_DELAY", ge=0)
+    """Seconds an AI waits before moving, so humans can follow the table."""
+
+    shard_count: int | None = Field(default=None, alias="SHARD_COUNT", ge=1)
+    """Total number of shards across all processes (unset: one process, no sharding)."""
+
+    shard_ids: Annotated[list[int], NoDecode] = Field(default_factory=list, alias="SHARD_IDS")
+    """The shards this process runs (needs SHARD_COUNT); empty: all of them."""
+
+    log_level: str = Field(default="INFO", alias="LOG_LEVEL")
+    """DEBUG, INFO, WARNING, ERROR or CRITICAL."""
+
+    @field_validator("discord_token", mode="before")
+    @classmethod
+    def _blank_token(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    @field_validator("discord_api_base", "discord_gateway_url", "dev_guild_id", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    @field_validator("shard_count", mode="before")
+    @classmethod
+    def _blank_count(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    @field_validator("owner_ids", "shard_ids", mode="before")
+    @classmethod
+    def _split_ids(cls, value: Any) -> Any:
+        return _int_list(value)
+
+    @field_validator("discord_api_base")
+    @classmethod
+    def _strip_slash(cls, value: str | None) -> str | None:
+        return value.rstrip("/") if value else value
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _level(cls, value: Any) -> str:
+        level = str(value or "INFO").strip().upper()
+        if level not in _LOG_LEVELS:
+            raise ValueError(f"LOG_LEVEL must be one of {', '.join(_LOG_LEVELS)}")
+        return level
+
+    @model_validator(mode="after")
+    def _shards(self) -> Settings:
+        if self.shard_ids and self.shard_count is None:
+            raise ValueError("SHARD_IDS needs SHARD_COUNT (the total number of shards)")
+        if self.shard_count is not None:
+            bad = [i for i in self.shard_ids if not 0 <= i < self.shard_count]
+            if bad:
+                raise ValueError(f"SHARD_IDS {bad} are outside 0..{self.shard_count - 1}")
+        return self
+
+    @property
+    def offline(self) -> bool:
+        """True when there is no token: the CLI starts the console table instead."""
+        return self.discord_token is None
+
+    @property
+    def token(self) -> str:
+        if self.discord_token is None:
+            raise RuntimeError("DISCORD_TOKEN is not set")
+        return self.discord_token.get_secret_value()
+
+    @property
+    def sharded(self) -> bool:
+        return self.shard_count is not None
+
+    @property
+    def log_level_number(self) -> int:
+        return logging.getLevelNamesMapping()[self.log_level]
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings from the environment and ``.env``; ``overrides`` win (CLI flags)."""
+    return Settings(**overrides)
+
+
+def apply_discord_endpoints(settings: Settings) -> None:
+    """Point discord.py at another REST base and gateway (the loopback Discord
+    emulator of the end-to-end tests uses this). Process-wide: discord.py keeps both
+    as class attributes. Does nothing when neither is set."""
+    import discord.http
+    import yarl
+    from discord.gateway import DiscordWebSocket
+
+    if settings.discord_api_base:
+        discord.http.Route.BASE = settings.discord_api_base
+    if settings.discord_gateway_url:
+        DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.discord_gateway_url)
