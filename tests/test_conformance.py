@@ -6,6 +6,9 @@ from tests.conformance import Case, play_random_game
 
 CASES: list[Case] = [
     Case("fairy-tale-inn", 2, seeds=25),
+    *(Case("treasure", p, seeds=8) for p in (1, 2, 3, 4)),
+    Case("treasure", 2, {"variant": True}, seeds=8),
+    Case("treasure", 1, {"king_path_length": 99}, seeds=4),
 ]
 
 
