@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import functools
 import json
-from importlib import resources
+from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -136,10 +136,13 @@ class TreasureData(BaseModel):
             raise ValueError("tale ids must be unique")
 
 
+DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "treasure.json"
+
+
 @functools.cache
 def load_data() -> TreasureData:
     """The validated content of ``data/treasure.json`` (cached)."""
-    text = resources.files("data").joinpath("treasure.json").read_text(encoding="utf-8")
+    text = DATA_PATH.read_text(encoding="utf-8")
     return TreasureData.model_validate(json.loads(text))
 
 
