@@ -844,10 +844,9 @@ class FairyTaleInn(Game[InnState, Any]):
             for i, tok in enumerate(state.guest)
         ]
         chars = [
-            CharacterView(id=cid, name=card.name, ability=card.ability, text=card.text,
+            CharacterView(id=card.id, name=card.name, ability=card.ability, text=card.text,
                           tokens=card.tokens, companion=card.companion)
-            for cid in state.characters
-            if (card := self.cards[cid])
+            for card in (self.cards[cid] for cid in state.characters)
         ]
         out = self.outcome(state)
         return InnView(
@@ -877,8 +876,13 @@ class FairyTaleInn(Game[InnState, Any]):
     # -- hidden information and copies -----------------------------------------
 
     def determinize(self, state: InnState, seat: Seat | None, rng: Rng) -> InnState:
-        """Everyone sees everything but the bag's order, so reshuffle the bag."""
+        """Everyone sees everything but the bag's order, so reshuffle the bag.
+
+        The bag is sorted before the shuffle, so the result depends only on what
+        is in the bag, never on its real order (an AI cannot even peek by accident).
+        """
         other = self.copy_state(state)
+        other.bag.sort()
         rng.shuffle(other.bag)
         return other
 
