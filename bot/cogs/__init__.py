@@ -1,0 +1,1 @@
+"""discord.py cogs: the lobby, one per game, and the owner tools."""

@@ -1,0 +1,403 @@
+"""``/table ...`` (open, join, start, hand over seats), ``/hand``, ``/rules`` and ``/help``.
+
+Thin by design: each command parses its options, calls the table service and hands
+the outbox to delivery. Service and engine errors are ValueErrors with a message
+for the player; the command tree's error handler shows them privately.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+from pydantic import BaseModel, Field
+
+from bot.cogs.common import delivery_of, display_name, parse_options, service_of
+from bot.tables import NoTable, TableInfo, TableService, TableStatus, UnknownGame
+from bot.ui.items import build_view
+
+if TYPE_CHECKING:
+    from bot.client import FabletopBot
+
+__all__ = ["Guide", "Lobby", "RulesFile", "load_rules", "setup"]
+
+RULES_PATH = Path(__file__).with_name("rules.json")
+
+
+# --------------------------------------------------------------------------- rules data
+
+
+class RuleSummary(BaseModel):
+    name: str
+    players: str
+    goal: str
+    turn: list[str] = Field(min_length=1)
+    play_here: str
+    full_rules: str
+
+
+class RulesFile(BaseModel):
+    about: dict[str, Any] = Field(alias="_about")
+    games: dict[str, RuleSummary]
+
+
+@lru_cache(maxsize=1)
+def load_rules() -> RulesFile:
+    return RulesFile.model_validate(json.loads(RULES_PATH.read_text(encoding="utf-8")))
+
+
+def rules_text(game_id: str) -> str:
+    rules = load_rules().games.get(game_id)
+    if rules is None:
+        known = ", ".join(sorted(load_rules().games))
+        raise UnknownGame(f"I have no rules summary for '{game_id}'. Games: {known}.")
+    steps = "\n".join(f"{i}. {step}" for i, step in enumerate(rules.turn, 1))
+    return (
+        f"## {rules.name}\n"
+        f"**Players:** {rules.players}\n"
+        f"**Goal:** {rules.goal}\n"
+        f"**A turn:**\n{steps}\n"
+        f"**Playing here:** {rules.play_here}\n"
+        f"**Full rules:** {rules.full_rules}"
+    )
+
+
+# --------------------------------------------------------------------------- autocomplete
+
+
+def _match_game(text: str) -> str:
+    """A game id from an id or a (partial) name typed by hand."""
+    games = TableService.games()
+    low = text.strip().lower()
+    for game_id, name in games:
+        if low in (game_id, name.lower()):
+            return game_id
+    hits = [gid for gid, name in games if low and (low in gid or low in name.lower())]
+    if len(hits) == 1:
+        return hits[0]
+    known = ", ".join(name for _, name in games)
+    raise UnknownGame(f"There is no game called '{text}'. Games: {known}.")
+
+
+async def game_autocomplete(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    low = current.lower()
+    return [
+        app_commands.Choice(name=name, value=game_id)
+        for game_id, name in TableService.games()
+        if low in name.lower() or low in game_id
+    ][:25]
+
+
+async def rules_autocomplete(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    low = current.lower()
+    return [
+        app_commands.Choice(name=r.name, value=game_id)
+        for game_id, r in load_rules().games.items()
+        if low in r.name.lower() or low in game_id
+    ][:25]
+
+
+async def level_autocomplete(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    service = getattr(interaction.client, "service", None)
+    if service is None or interaction.channel_id is None:
+        return []
+    try:
+        info = await service.status(interaction.channel_id)
+    except ValueError:
+        return []
+    return [
+        app_commands.Choice(name=level, value=level)
+        for level in service.ai_levels(info.game_id)
+        if current.lower() in level.lower()
+    ][:25]
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _channel(interaction: discord.Interaction) -> int:
+    if interaction.channel_id is None:  # pragma: no cover - Discord always sends it
+        raise NoTable()
+    return interaction.channel_id
+
+
+def _can_manage(interaction: discord.Interaction) -> bool:
+    return bool(interaction.permissions.manage_channels)
+
+
+async def _deliver_outbox(interaction: discord.Interaction, outbox: Any, ack: str) -> None:
+    """Post the outbox's public news in the channel and answer the caller privately."""
+    await delivery_of(interaction).deliver(outbox, interaction=interaction)
+    await interaction.followup.send(ack, ephemeral=True)
+
+
+# --------------------------------------------------------------------------- /table
+
+
+@app_commands.guild_only()
+class Lobby(commands.GroupCog, group_name="table", group_description="Open and run a game table"):
+    """The lobby: one table per channel or thread."""
+
+    def __init__(self, bot: FabletopBot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    @app_commands.command(name="new", description="Open a game table in this channel")
+    @app_commands.describe(
+        game="Which game to play",
+        options="Game options as name=value pairs (see /rules)",
+        reminder_minutes="Ping the player after this many idle minutes (0 = never)",
+    )
+    @app_commands.autocomplete(game=game_autocomplete)
+    async def new(
+        self,
+        interaction: discord.Interaction,
+        game: str,
+        options: str | None = None,
+        reminder_minutes: app_commands.Range[float, 0, 1440] | None = None,
+    ) -> None:
+        service = service_of(interaction)
+        info = await service.create(
+            _channel(interaction),
+            interaction.guild_id,
+            interaction.user.id,
+            display_name(interaction.user),
+            _match_game(game),
+            parse_options(options),
+            reminder_minutes=reminder_minutes,
+        )
+        await interaction.response.send_message(
+            f"{display_name(interaction.user)} opened a **{info.game_name}** table.\n"
+            f"{info.text}",
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    @app_commands.command(name="join", description="Take a seat at this channel's table")
+    async def join(self, interaction: discord.Interaction) -> None:
+        info = await service_of(interaction).join(
+            _channel(interaction), interaction.user.id, display_name(interaction.user)
+        )
+        await interaction.response.send_message(
+            f"{display_name(interaction.user)} sat down.\n{info.text}",
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    @app_commands.command(name="leave", description="Give up your seat before the game starts")
+    async def leave(self, interaction: discord.Interaction) -> None:
+        info = await service_of(interaction).leave(_channel(interaction), interaction.user.id)
+        text = f"{display_name(interaction.user)} left the table."
+        if info.status is TableStatus.ABORTED:
+            text += " Nobody is left, so the table is closed."
+        else:
+            text += f"\n{info.text}"
+        await interaction.response.send_message(
+            text, allowed_mentions=discord.AllowedMentions.none()
+        )
+
+    @app_commands.command(name="addbot", description="Host: add an AI player")
+    @app_commands.describe(level="How strong (default: the strongest)")
+    @app_commands.autocomplete(level=level_autocomplete)
+    async def addbot(self, interaction: discord.Interaction, level: str | None = None) -> None:
+        info = await service_of(interaction).add_ai(
+            _channel(interaction), interaction.user.id, level
+        )
+        await interaction.response.send_message(
+            f"An AI player joined.\n{info.text}",
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    @app_commands.command(name="kick", description="Host: remove a seat before the game starts")
+    @app_commands.describe(seat="Seat number as shown by /table status")
+    async def kick(
+        self, interaction: discord.Interaction, seat: app_commands.Range[int, 1, 99]
+    ) -> None:
+        info = await service_of(interaction).remove_seat(
+            _channel(interaction), interaction.user.id, seat - 1
+        )
+        await interaction.response.send_message(
+            f"Seat {seat} was removed.\n{info.text}",
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    @app_commands.command(name="start", description="Host: start the game")
+    async def start(self, interaction: discord.Interaction) -> None:
+        service = service_of(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        outbox = await service.start(_channel(interaction), interaction.user.id)
+        await _deliver_outbox(interaction, outbox, "The game is on: the board is in the channel.")
+
+    @app_commands.command(name="status", description="Who sits where and whose turn it is")
+    async def status(self, interaction: discord.Interaction) -> None:
+        info = await service_of(interaction).status(_channel(interaction))
+        await interaction.response.send_message(info.text, ephemeral=True)
+
+    @app_commands.command(name="abort", description="Host or Manage Channels: close the table")
+    async def abort(self, interaction: discord.Interaction) -> None:
+        service = service_of(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        outbox = await service.abort(
+            _channel(interaction), interaction.user.id, can_manage_channel=_can_manage(interaction)
+        )
+        await _deliver_outbox(interaction, outbox, "The table is closed.")
+
+    @app_commands.command(
+        name="handover", description="Host: give a gone player's seat to a member or an AI"
+    )
+    @app_commands.describe(
+        seat="Seat number as shown by /table status",
+        member="The member who takes the seat (leave empty for an AI)",
+        level="AI level when no member is given (default: the strongest)",
+    )
+    @app_commands.autocomplete(level=level_autocomplete)
+    async def handover(
+        self,
+        interaction: discord.Interaction,
+        seat: app_commands.Range[int, 1, 99],
+        member: discord.Member | None = None,
+        level: str | None = None,
+    ) -> None:
+        if member is not None and level is not None:
+            raise ValueError("Give the seat either to a member or to an AI level, not both.")
+        if member is not None and member.bot:
+            raise ValueError("Bots cannot hold a seat; leave `member` empty for an AI player.")
+        service = service_of(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        outbox = await service.replace_seat(
+            _channel(interaction),
+            interaction.user.id,
+            seat - 1,
+            new_user_id=member.id if member is not None else None,
+            new_name=display_name(member) if member is not None else None,
+            ai_level=level,
+            can_manage_channel=_can_manage(interaction),
+        )
+        who = display_name(member) if member is not None else "an AI player"
+        await _deliver_outbox(interaction, outbox, f"Seat {seat} now belongs to {who}.")
+
+    @app_commands.command(name="log", description="The last moves at this table (only you see it)")
+    async def log(self, interaction: discord.Interaction) -> None:
+        service = service_of(interaction)
+        lines = await service.history(_channel(interaction), interaction.user.id)
+        text = "\n".join(lines[-25:]) if lines else "Nothing has happened yet."
+        await interaction.response.send_message(text[-2000:], ephemeral=True)
+
+
+# --------------------------------------------------------------------------- /hand /rules /help
+
+
+class Guide(commands.Cog):
+    """Commands outside the /table group."""
+
+    def __init__(self, bot: FabletopBot) -> None:
+        self.bot = bot
+
+    async def _table_for_hand(self, interaction: discord.Interaction) -> TableInfo:
+        service = service_of(interaction)
+        if interaction.channel_id is not None:
+            try:
+                info = await service.status(interaction.channel_id)
+                if info.seat_of(interaction.user.id) is not None:
+                    return info
+            except NoTable:
+                pass
+        mine = await service.tables_of_user(interaction.user.id)
+        if len(mine) == 1:
+            return mine[0]
+        if not mine:
+            raise ValueError("You have no seat at any table right now.")
+        where = ", ".join(f"<#{t.channel_id}> ({t.game_name})" for t in mine)
+        raise ValueError(f"You sit at several tables: use /hand in its channel: {where}.")
+
+    @app_commands.command(
+        name="hand", description="Your private view of your table (only you see it)"
+    )
+    @app_commands.describe(retry_dm="Try sending private news by DM again (after opening DMs)")
+    async def hand(self, interaction: discord.Interaction, retry_dm: bool = False) -> None:
+        service = service_of(interaction)
+        delivery = delivery_of(interaction)
+        info = await self._table_for_hand(interaction)
+        # Rendering may take a moment: answer within Discord's 3 seconds first.
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        if retry_dm:
+            await delivery.dm_memory.forget(interaction.user.id)
+        seat = info.seat_of(interaction.user.id)
+        assert seat is not None
+        view = await service.private_view(info.id, interaction.user.id)
+        lines = [f"**{info.game_name}** — you are seat {seat.index + 1} ({seat.name})."]
+        prompt = getattr(view, "prompt", None)
+        if prompt:
+            lines.append(str(prompt))
+        private = await service.history(info.id, interaction.user.id)
+        public = set(await service.history(info.id, None))
+        secret_lines = [line for line in private if line not in public]
+        if secret_lines:
+            lines.append("**Only you know:**")
+            lines.extend(secret_lines[-10:])
+        if retry_dm:
+            lines.append("I will try to DM you again.")
+        kwargs: dict[str, Any] = {}
+        png = await delivery.render_png(info.game_id, view)
+        if png is not None:
+            kwargs["file"] = discord.File(io.BytesIO(png), filename="hand.png")
+        if info.status is TableStatus.PLAYING and seat.index in info.to_act:
+            legal = await service.legal_actions(info.id, interaction.user.id)
+            menu = delivery.ui_for(info.game_id).private_menu(view, legal)
+            components = build_view(menu, info.id, info.version)
+            if components is not None:
+                kwargs["view"] = components
+                lines.append(menu.prompt or "Your move:")
+        await interaction.followup.send("\n".join(lines)[:2000], ephemeral=True, **kwargs)
+
+    @app_commands.command(name="rules", description="A summary of a game's rules")
+    @app_commands.describe(game="Which game")
+    @app_commands.autocomplete(game=rules_autocomplete)
+    async def rules(self, interaction: discord.Interaction, game: str) -> None:
+        game_id = game if game in load_rules().games else _match_rules(game)
+        await interaction.response.send_message(rules_text(game_id), ephemeral=True)
+
+    @app_commands.command(name="help", description="How to play with Fabletop")
+    async def help(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message(help_text(self.bot.tree), ephemeral=True)
+
+
+def _match_rules(text: str) -> str:
+    low = text.strip().lower()
+    hits = [gid for gid, r in load_rules().games.items() if low and low in r.name.lower()]
+    if len(hits) == 1:
+        return hits[0]
+    return text  # rules_text explains what is known
+
+
+def help_text(tree: app_commands.CommandTree) -> str:
+    """Every command with its description, straight from the command tree."""
+    lines = [
+        "**Fabletop** runs fairy-tale board games in this channel.",
+        "Open a table with `/table new`, friends `/table join` (or the host adds an AI "
+        "with `/table addbot`), the host runs `/table start`, then play with the buttons "
+        "under the board. Secret information comes by DM or `/hand`.",
+        "",
+    ]
+    for command in sorted(tree.walk_commands(), key=lambda c: c.qualified_name):
+        if isinstance(command, app_commands.Group):
+            continue
+        if command.qualified_name.startswith("admin"):
+            continue
+        lines.append(f"`/{command.qualified_name}` — {command.description}")
+    return "\n".join(lines)[:2000]
+
+
+async def setup(bot: FabletopBot) -> None:
+    await bot.add_cog(Lobby(bot))
+    await bot.add_cog(Guide(bot))

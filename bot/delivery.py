@@ -1,0 +1,374 @@
+"""Getting a table's news to the people at it.
+
+Public updates go to the table's channel: the text lines, the board picture (the
+PUBLIC view, rendered in a worker thread so the event loop never stalls), the turn
+buttons for whoever acts next, and a mention of them. Private updates go by DM; a
+user whose DMs are closed (Discord error 50007) is told in the channel to use the
+ephemeral ``/hand`` instead and is remembered, so the bot stops trying, and every
+later private update becomes a channel nudge: nothing is ever silently dropped.
+
+Secrets: a private update's text and private picture only ever go to its user (DM
+or ephemeral). The channel nudge says only that there is something to look at.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+import discord
+
+from bot.tables import (
+    Outbox,
+    PrivateUpdate,
+    PublicUpdate,
+    TableInfo,
+    TableService,
+    TableStatus,
+)
+from bot.ui.adapter import GameUI
+from bot.ui.games import get_ui
+from bot.ui.items import build_view
+
+__all__ = ["CANNOT_DM", "Delivery", "DmMemory", "Renderer"]
+
+log = logging.getLogger(__name__)
+
+CANNOT_DM = 50007
+"""Discord's error code for "Cannot send messages to this user" (closed DMs)."""
+
+MAX_CONTENT = 2000
+
+Renderer = Callable[[str, Any], bytes]
+"""``render(game_id, view) -> PNG bytes`` (renderers.render)."""
+
+
+def _default_renderer() -> Renderer | None:
+    try:
+        import renderers
+    except ImportError:  # pragma: no cover - renderers is part of the package
+        return None
+
+    def render(game_id: str, view: Any) -> bytes:
+        return renderers.render(game_id, view)
+
+    return render
+
+
+def _has_renderer(game_id: str) -> bool:
+    try:
+        import renderers
+
+        return renderers.has_renderer(game_id)
+    except Exception:  # a broken registry must not stop text delivery
+        return False
+
+
+class DmMemory:
+    """Users whose DMs are closed, remembered across restarts (a small table in the
+    bot's SQLite file; in memory when no path is given)."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self._path = str(path) if path is not None else None
+        self._closed: set[int] = set()
+        self._loaded = self._path is None
+
+    async def _ensure(self) -> None:
+        if self._loaded or self._path is None:
+            return
+        async with aiosqlite.connect(self._path) as db:
+            await db.execute(
+                "CREATE TABLE IF NOT EXISTS delivery_dm_closed"
+                " (user_id INTEGER PRIMARY KEY, since TEXT NOT NULL)"
+            )
+            await db.commit()
+            async with db.execute("SELECT user_id FROM delivery_dm_closed") as cur:
+                self._closed = {int(row[0]) async for row in cur}
+        self._loaded = True
+
+    async def is_closed(self, user_id: int) -> bool:
+        await self._ensure()
+        return user_id in self._closed
+
+    async def mark_closed(self, user_id: int) -> None:
+        await self._ensure()
+        self._closed.add(user_id)
+        if self._path is not None:
+            async with aiosqlite.connect(self._path) as db:
+                await db.execute(
+                    "INSERT OR REPLACE INTO delivery_dm_closed (user_id, since) VALUES (?, ?)",
+                    (user_id, datetime.now(UTC).isoformat()),
+                )
+                await db.commit()
+
+    async def forget(self, user_id: int) -> None:
+        """Try DMs again for this user (they opened their DMs)."""
+        await self._ensure()
+        self._closed.discard(user_id)
+        if self._path is not None:
+            async with aiosqlite.connect(self._path) as db:
+                await db.execute("DELETE FROM delivery_dm_closed WHERE user_id = ?", (user_id,))
+                await db.commit()
+
+
+@dataclass
+class PublicMessage:
+    """The pieces of a channel message (kept separate so tests can inspect them)."""
+
+    content: str
+    png: bytes | None
+    view: discord.ui.View | None
+    mentions: tuple[int, ...]
+
+    def kwargs(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "content": self.content,
+            "allowed_mentions": discord.AllowedMentions(
+                everyone=False,
+                roles=False,
+                users=[discord.Object(u) for u in self.mentions],
+            ),
+        }
+        if self.png is not None:
+            out["file"] = discord.File(io.BytesIO(self.png), filename="board.png")
+        if self.view is not None:
+            out["view"] = self.view
+        return out
+
+
+def clip(text: str, limit: int = MAX_CONTENT) -> str:
+    """Discord refuses messages past 2000 characters; keep the end (the newest news)."""
+    if len(text) <= limit:
+        return text
+    return "…" + text[-(limit - 1):]
+
+
+class Delivery:
+    """Sends outboxes to Discord. One per bot process."""
+
+    def __init__(
+        self,
+        client: discord.Client,
+        service: TableService,
+        *,
+        renderer: Renderer | None = None,
+        dm_memory: DmMemory | None = None,
+    ) -> None:
+        self.client = client
+        self.service = service
+        self.renderer = renderer if renderer is not None else _default_renderer()
+        self.dm_memory = dm_memory or DmMemory()
+        self._prompts: dict[str, tuple[int, int]] = {}
+        """table id -> (channel id, message id) of the last message carrying buttons."""
+        self._lock = asyncio.Lock()
+
+    # -- helpers -----------------------------------------------------------------
+
+    def ui_for(self, game_id: str) -> GameUI:
+        return get_ui(game_id, lambda action: self.service.describe_action(game_id, action))
+
+    async def render_png(self, game_id: str, view: Any) -> bytes | None:
+        """The picture of ``view`` or ``None`` (no renderer, or it failed: the text
+        still goes out). Runs in a worker thread."""
+        if self.renderer is None or not _has_renderer(game_id):
+            return None
+        try:
+            return await asyncio.to_thread(self.renderer, game_id, view)
+        except Exception:
+            log.exception("rendering %s failed; sending text only", game_id)
+            return None
+
+    async def turn_view(self, outbox: Outbox) -> discord.ui.View | None:
+        """Buttons for whoever must act now, built for the table's current version."""
+        info = outbox.table
+        if info.status is not TableStatus.PLAYING or not info.to_act:
+            return None
+        humans = info.to_act_users
+        if not humans:
+            return None  # an AI is thinking; its move will bring fresh buttons
+        ui = self.ui_for(info.game_id)
+        try:
+            public_view = await self.service.public_view(info.id)
+            if len(humans) == 1:
+                legal = await self.service.legal_actions(info.id, humans[0])
+                menu = ui.public_menu(public_view, legal)
+            else:
+                # Several seats may act (an interrupt window): each opens their own menu.
+                menu = ui.turn_button_menu()
+        except ValueError:
+            log.exception("could not build the turn buttons of table %s", info.id)
+            return None
+        return build_view(menu, info.id, info.version)
+
+    async def public_message(self, outbox: Outbox) -> PublicMessage | None:
+        update = outbox.public
+        if update is None:
+            return None
+        text = update.text
+        if update.finished and update.outcome_text and update.outcome_text not in text:
+            text = f"{text}\n{update.outcome_text}" if text else update.outcome_text
+        mentions = tuple(dict.fromkeys(update.mentions))
+        if mentions:
+            who = ", ".join(f"<@{u}>" for u in mentions)
+            verb = "it's your turn" if update.kind != "reminder" else "the table is waiting for you"
+            text = f"{text}\n{who}: {verb}." if text else f"{who}: {verb}."
+        png = None
+        if update.render_board:
+            try:
+                view = await self.service.public_view(update.table_id)
+            except ValueError:
+                view = None
+            if view is not None:
+                png = await self.render_png(update.game_id, view)
+        buttons = await self.turn_view(outbox)
+        return PublicMessage(clip(text or "…"), png, buttons, mentions)
+
+    # -- delivery ----------------------------------------------------------------
+
+    async def deliver(
+        self, outbox: Outbox, *, interaction: discord.Interaction | None = None
+    ) -> None:
+        """Send everything in ``outbox``. ``interaction`` (already responded to or
+        deferred) lets private news for the clicking user go ephemerally when their
+        DMs are closed."""
+        if outbox.public is not None:
+            await self.post_public(outbox)
+        for private in outbox.private:
+            await self.post_private(private, outbox.table.game_id, interaction=interaction)
+
+    async def post_public(self, outbox: Outbox) -> discord.Message | None:
+        update: PublicUpdate | None = outbox.public
+        message = await self.public_message(outbox)
+        if update is None or message is None:
+            return None
+        channel = self.client.get_partial_messageable(update.channel_id)
+        try:
+            sent = await channel.send(**message.kwargs())
+        except discord.HTTPException:
+            log.exception("could not post to channel %s (table %s)",
+                          update.channel_id, update.table_id)
+            return None
+        async with self._lock:
+            previous = self._prompts.pop(update.table_id, None)
+            if message.view is not None:
+                self._prompts[update.table_id] = (update.channel_id, sent.id)
+        if previous is not None:
+            await self._strip_buttons(*previous)
+        return sent
+
+    async def _strip_buttons(self, channel_id: int, message_id: int) -> None:
+        # Old buttons would only earn a "that is from an older turn" reply; removing
+        # them keeps the channel tidy. Best effort: the version check is the real guard.
+        try:
+            partial = self.client.get_partial_messageable(channel_id)
+            await partial.get_partial_message(message_id).edit(view=None)
+        except discord.HTTPException:
+            log.debug("could not strip the buttons of message %s", message_id)
+
+    async def post_board(self, info: TableInfo) -> discord.Message | None:
+        """Re-post a playing table's board with fresh turn buttons (when the last turn
+        message has scrolled away). Names whose turn it is without pinging them."""
+        view = await self.service.public_view(info.id)
+        lines = [f"**{info.game_name}** — move {info.version}."]
+        prompt = getattr(view, "prompt", None)
+        if prompt:
+            lines.append(str(prompt))
+        waiting = [s.name for s in info.seats if s.index in info.to_act]
+        if waiting:
+            lines.append(f"Waiting for {', '.join(waiting)}.")
+        update = PublicUpdate(
+            table_id=info.id,
+            channel_id=info.channel_id,
+            game_id=info.game_id,
+            version=info.version,
+            kind="board",
+            lines=tuple(lines),
+            render_board=True,
+            to_act=info.to_act,
+        )
+        return await self.post_public(Outbox(table=info, public=update))
+
+    def forget_prompt(self, table_id: str) -> None:
+        self._prompts.pop(table_id, None)
+
+    def forget_prompt_message(self, message_id: int) -> None:
+        """The message's buttons are already gone (the click removed them)."""
+        for table_id, (_channel, mid) in list(self._prompts.items()):
+            if mid == message_id:
+                del self._prompts[table_id]
+
+    async def private_content(self, update: PrivateUpdate, game_id: str) -> dict[str, Any]:
+        """The DM (or ephemeral) message of a private update: its text and, when the
+        game has a picture, the user's own private view."""
+        content = clip(f"**Private — {game_id} table `{update.table_id}`**\n{update.text}")
+        out: dict[str, Any] = {"content": content}
+        try:
+            view = await self.service.private_view(update.table_id, update.user_id)
+        except ValueError:
+            view = None
+        if view is not None:
+            png = await self.render_png(game_id, view)
+            if png is not None:
+                out["file"] = discord.File(io.BytesIO(png), filename="private.png")
+        return out
+
+    async def post_private(
+        self,
+        update: PrivateUpdate,
+        game_id: str,
+        *,
+        interaction: discord.Interaction | None = None,
+    ) -> str:
+        """Deliver one private update; returns how: ``dm``, ``ephemeral`` or ``nudge``."""
+        payload = await self.private_content(update, game_id)
+        if interaction is not None and interaction.user.id == update.user_id \
+                and await self.dm_memory.is_closed(update.user_id):
+            try:
+                await interaction.followup.send(ephemeral=True, **payload)
+                return "ephemeral"
+            except discord.HTTPException:
+                log.info("ephemeral private update to %s failed", update.user_id)
+        if not await self.dm_memory.is_closed(update.user_id):
+            try:
+                dm = await self.client.create_dm(discord.Object(update.user_id))
+                await dm.send(**payload)
+                return "dm"
+            except discord.Forbidden as exc:
+                if exc.code != CANNOT_DM:
+                    log.warning("DM to %s refused (%s); nudging in the channel",
+                                update.user_id, exc.code)
+                await self.dm_memory.mark_closed(update.user_id)
+                await self._nudge(update, first=True)
+                return "nudge"
+            except discord.HTTPException:
+                log.exception("DM to %s failed; nudging in the channel", update.user_id)
+        await self._nudge(update, first=False)
+        return "nudge"
+
+    async def _nudge(self, update: PrivateUpdate, *, first: bool) -> None:
+        if first:
+            text = (
+                f"<@{update.user_id}>, I can't send you direct messages (your DMs are "
+                "closed for this server). Use **/hand** here to see your private "
+                "information: only you will see the answer."
+            )
+        else:
+            text = f"<@{update.user_id}>, you have private news at this table: use **/hand**."
+        channel = self.client.get_partial_messageable(update.channel_id)
+        try:
+            await channel.send(
+                text,
+                allowed_mentions=discord.AllowedMentions(
+                    everyone=False, roles=False, users=[discord.Object(update.user_id)]
+                ),
+            )
+        except discord.HTTPException:
+            log.exception("could not nudge user %s in channel %s",
+                          update.user_id, update.channel_id)
