@@ -179,7 +179,7 @@ def to_png(img: Image.Image, max_colors: int | None = 256, optimize: bool = Fals
 
     Board art is flat colours plus anti-aliased edges, so a 256-colour palette
     (fast octree, no dithering) looks the same and gives files about 2.5x
-    smaller in ~30 ms; ``optimize=True`` squeezes ~10% more for ~100 ms extra.
+    smaller in ~30 ms; ``optimize=True`` saves only ~3% more for ~100 ms extra.
     ``max_colors=None`` keeps full RGB (for photo-like art). The output has no
     timestamps or metadata, so the same pixels always give the same bytes.
     """
