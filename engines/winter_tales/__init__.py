@@ -1,0 +1,1 @@
+"""Winter Tales: the storytelling game of the Fabletop project."""
