@@ -23,7 +23,7 @@ _REGISTRY: dict[str, str] = {
     "fairy-tale-inn": "renderers.fairy_tale_inn:render",
 }
 
-_cache: dict[str, Callable[[Any], bytes]] = {}
+_cache: dict[str, Callable[..., bytes]] = {}
 
 
 def renderer_ids() -> list[str]:
@@ -35,7 +35,7 @@ def has_renderer(game_id: str) -> bool:
     return game_id in _REGISTRY
 
 
-def get_renderer(game_id: str) -> Callable[[Any], bytes]:
+def get_renderer(game_id: str) -> Callable[..., bytes]:
     """The ``render(view) -> bytes`` function of ``game_id``; KeyError if it has none."""
     if game_id not in _cache:
         if game_id not in _REGISTRY:
@@ -46,6 +46,10 @@ def get_renderer(game_id: str) -> Callable[[Any], bytes]:
     return _cache[game_id]
 
 
-def render(game_id: str, view: Any) -> bytes:
-    """PNG bytes picturing ``view`` (a seat's or the public view) of game ``game_id``."""
-    return get_renderer(game_id)(view)
+def render(game_id: str, view: Any, **options: Any) -> bytes:
+    """PNG bytes picturing ``view`` (a seat's or the public view) of game ``game_id``.
+
+    ``options`` go to the game's renderer; every renderer accepts ``names`` (the
+    seats' display names, by seat number), which views do not carry.
+    """
+    return get_renderer(game_id)(view, **options)

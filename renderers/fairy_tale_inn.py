@@ -357,9 +357,9 @@ def _draw_players(d: ImageDraw.ImageDraw, pic: Picture, box: Box) -> float:
                       style.color if active else (GOOD if winner else MUTED))
         extra = ""
         if pic.over and seat < len(pic.end_bonus) and pic.end_bonus[seat]:
-            extra = f"includes +{pic.end_bonus[seat]} End of Game gold"
+            extra = f"incl. +{pic.end_bonus[seat]} at game end"
         elif not pic.over and seat < len(pic.end_preview) and pic.end_preview[seat]:
-            extra = f"+{pic.end_preview[seat]} End of Game gold so far"
+            extra = f"+{pic.end_preview[seat]} at game end (so far)"
         if extra:
             text_left(d, (x0 + 16, top + 62), ellipsize(extra, small, x1 - x0 - 30), small,
                       MUTED)

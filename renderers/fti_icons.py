@@ -126,7 +126,8 @@ def pied_piper(d: ImageDraw.ImageDraw, c: Point, s: float, ink: Color, paper: Co
 def rat(d: ImageDraw.ImageDraw, c: Point, s: float, ink: Color, paper: Color) -> None:
     """A rat in profile with a long curling tail."""
     p = _Pen(c, s)
-    d.arc(p.box(0, 24, 44, 84), start=90, end=250, fill=ink, width=p.w(6))  # tail
+    tail = [(24, 66), (12, 70), (4, 62), (4, 50), (12, 40), (22, 36)]
+    d.line(p.pts(*tail), fill=ink, width=p.w(6), joint="curve")
     d.ellipse(p.box(18, 40, 74, 82), fill=ink)
     d.polygon(p.pts((60, 46), (98, 66), (60, 80)), fill=ink)
     d.ellipse(p.box(54, 30, 74, 52), fill=ink)  # ear
