@@ -130,6 +130,10 @@ def test_registry_dispatches_lazily() -> None:
     assert renderers.get_renderer("fairy-tale-inn") is fti.render
     with pytest.raises(KeyError, match="No renderer"):
         renderers.render("no-such-game", None)
+    view = GAME.view(GAME.setup(2, GAME.Options(), 3), None)
+    named = renderers.render("fairy-tale-inn", view, names=["Ada", "Bo"])
+    assert named == fti.render(view, names=["Ada", "Bo"])
+    assert named != renderers.render("fairy-tale-inn", view)
 
 
 # --------------------------------------------------------------------------- Fairy Tale Inn
@@ -290,3 +294,15 @@ def test_unknown_character_ids_still_draw() -> None:
         bag=0,
     )
     _check_png(fti.render_picture(pic))
+
+
+def test_banner_speaks_to_the_viewer() -> None:
+    state = random_state(12, 4)
+    seat = GAME.to_act(state)[0]
+    mine = fti.picture_from_view(GAME.view(state, seat), names=["Ada", "Bo"])
+    head, detail, _ = fti._status_lines(mine)
+    assert head == f"Your turn, {['Ada', 'Bo'][seat]}" and detail == GAME.prompt(state)
+    theirs = fti.picture_from_view(GAME.view(state, 1 - seat), names=["Ada", "Bo"])
+    assert fti._status_lines(theirs)[0] == f"{['Ada', 'Bo'][seat]} to play"
+    public = fti.picture_from_view(GAME.view(state, None))
+    assert fti._status_lines(public)[0] == f"Player {'AB'[seat]} to play"
