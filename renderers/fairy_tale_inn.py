@@ -36,6 +36,7 @@ from renderers.common import (
     Box,
     Color,
     Point,
+    badge,
     coin,
     draw_shape,
     draw_wrapped,
@@ -92,7 +93,12 @@ ROOM_LEGEND = (
     ("no_ability", "no ability"),
     ("extra_turn", "extra turn for 1"),
 )
-KIND_LABEL = {"when_played": "When played", "ongoing": "Ongoing", "end_of_game": "End of game"}
+KIND_LABEL = {"when_played": "When Played", "ongoing": "Ongoing", "end_of_game": "End of Game"}
+KIND_COLOR: dict[str, Color] = {
+    "when_played": (0x7D, 0xD8, 0x8F),
+    "ongoing": (0x8E, 0xC5, 0xF5),
+    "end_of_game": (0xE0, 0xA8, 0xE8),
+}
 
 
 # --------------------------------------------------------------------------- the picture model
@@ -422,10 +428,20 @@ def _companion_line(pic: Picture, ch: Character) -> str:
     return f"{name}s left on the card: {left}" if left != 1 else f"{name}s left on the card: 1"
 
 
+def _ability_text(ch: Character) -> str:
+    """The ability without its timing prefix (the timing is drawn as a tag)."""
+    text = ch.text.strip()
+    for label in (*KIND_LABEL.values(), "When Dropped"):
+        if text.lower().startswith(label.lower() + ":"):
+            text = text[len(label) + 1:].strip()
+            return text[:1].upper() + text[1:]
+    return text
+
+
 def _character_card_height(pic: Picture, ch: Character, w: float) -> int:
     body = font(22)
-    lines = len(wrap_text(ch.text, body, w - 108)) + (1 if ch.companion else 0)
-    return max(110, 58 + lines * line_height(body) + 14)
+    lines = len(wrap_text(_ability_text(ch), body, w - 108)) + (1 if ch.companion else 0)
+    return max(108, 56 + lines * line_height(body) + 12)
 
 
 def _draw_characters(d: ImageDraw.ImageDraw, pic: Picture, x0: float, y0: float,
@@ -447,9 +463,17 @@ def _draw_characters(d: ImageDraw.ImageDraw, pic: Picture, x0: float, y0: float,
             draw_shape(d, "circle", (bx + 48, y + 50), 36, fill=PANEL_HI, outline=GRID, width=2)
             draw_glyph(d, ch.id, (bx + 48, y + 50), 46, TEXT, PANEL_HI, fallback=ch.name)
             tx = bx + 96
-            name_font = font(24, bold=True)
-            text_left(d, (tx, y + 24), ellipsize(ch.name, name_font, w - 110), name_font, TEXT)
-            ty = draw_wrapped(d, (tx, y + 44), ch.text, font(22), MUTED, w - 108)
+            tag = KIND_LABEL.get(ch.kind, "")
+            tag_font = font(18, bold=True)
+            tag_w = tag_font.getlength(tag) + 20 if tag else 0
+            name_w = w - 110 - tag_w - 10
+            name_font = fit_font(ch.name, name_w, 24, min_size=19, bold=True)
+            name = ellipsize(ch.name, name_font, name_w)
+            text_left(d, (tx, y + 24), name, name_font, TEXT)
+            if tag:
+                badge(d, (tx + name_font.getlength(name) + 10, y + 25), tag, tag_font,
+                      KIND_COLOR.get(ch.kind, MUTED), INK, pad=(10, 2))
+            ty = draw_wrapped(d, (tx, y + 46), _ability_text(ch), font(22), MUTED, w - 108)
             comp = _companion_line(pic, ch)
             if comp:
                 draw_shape(d, "hexagon", (tx + 12, ty + 14), 12, fill=NEUTRAL, outline=INK,
@@ -522,8 +546,9 @@ def picture_from_view(view: Any, names: Sequence[str] | None = None) -> Picture:
     }
     slots = sorted(_get(view, "guest_list", []) or [], key=lambda s: int(_get(s, "slot")))
     characters = [
+        # A content file may give a shorter caption for images; else the full text.
         Character(str(_get(ch, "id")), str(_get(ch, "name")), str(_get(ch, "ability", "")),
-                  str(_get(ch, "text", "")), _get(ch, "companion"))
+                  str(_get(ch, "short", None) or _get(ch, "text", "")), _get(ch, "companion"))
         for ch in _get(view, "characters", []) or []
     ]
     extra_names = {}

@@ -306,3 +306,13 @@ def test_banner_speaks_to_the_viewer() -> None:
     assert fti._status_lines(theirs)[0] == f"{['Ada', 'Bo'][seat]} to play"
     public = fti.picture_from_view(GAME.view(state, None))
     assert fti._status_lines(public)[0] == f"Player {'AB'[seat]} to play"
+
+
+def test_ability_timing_becomes_a_tag() -> None:
+    ch = fti.Character("jack", "Jack", "when_played", "When Played: gain 1 gold.")
+    assert fti._ability_text(ch) == "Gain 1 gold."
+    odd = fti.Character("x", "X", "ongoing", "No prefix here.")
+    assert fti._ability_text(odd) == "No prefix here."
+    view = GAME.view(GAME.setup(2, GAME.Options(), 9), None).model_dump(mode="json")
+    view["characters"][0]["short"] = "Short caption."
+    assert fti.picture_from_view(view).characters[0].text == "Short caption."
