@@ -108,7 +108,7 @@ class MapData(_Model):
     >>> len(m.locations), len(m.squares)
     (8, 12)
     >>> sorted(m.neighbours("oaks_park"))
-    ['asylum_oaks_square', 'oaks_cemetery_square']
+    ['lantern_square', 'mourners_square']
     """
 
     about: About = Field(alias="_about")
