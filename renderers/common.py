@@ -409,7 +409,7 @@ def draw_node(draw: ImageDraw.ImageDraw, center: Point, radius: float, label: st
 def draw_track(draw: ImageDraw.ImageDraw, box: Box, spaces: Sequence[str],
                current: int | None = None, marked: Sequence[int] = (),
                fill: Color = PANEL_HI, current_fill: Color = GOLD,
-               mark_fill: Color = GOLD_DARK) -> list[Box]:
+               mark_fill: Color = GOLD) -> list[Box]:
     """A horizontal track of labelled spaces inside ``box``; ``current`` is highlighted,
     ``marked`` spaces get a dot. Returns each space's box (to place pawns on)."""
     x0, y0, x1, y1 = box
@@ -427,8 +427,9 @@ def draw_track(draw: ImageDraw.ImageDraw, box: Box, spaces: Sequence[str],
         text_center(draw, (bx + w / 2, (y0 + y1) / 2), label, fnt,
                     INK if is_cur else TEXT)
         if i in marked:
-            r = 6
-            draw.ellipse((bx + w - 2 * r - 6, y0 + 6, bx + w - 6, y0 + 6 + 2 * r), fill=mark_fill)
+            r = 7
+            draw.ellipse((bx + w - 2 * r - 6, y0 + 6, bx + w - 6, y0 + 6 + 2 * r), fill=mark_fill,
+                         outline=INK, width=2)
         boxes.append(b)
     return boxes
 

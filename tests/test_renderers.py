@@ -316,3 +316,10 @@ def test_ability_timing_becomes_a_tag() -> None:
     view = GAME.view(GAME.setup(2, GAME.Options(), 9), None).model_dump(mode="json")
     view["characters"][0]["short"] = "Short caption."
     assert fti.picture_from_view(view).characters[0].text == "Short caption."
+
+
+def test_empty_or_partial_views_do_not_crash() -> None:
+    """A view missing fields still draws (nothing to show is not an error)."""
+    for view in ({}, {"gold": [1, 2], "to_act": 0}, {"winners": [1], "gold": [3, 4]}):
+        img = decode(fti.render(view))
+        assert img.width == fti.WIDTH
