@@ -331,6 +331,12 @@ def test_setup_numbers(c: WinterContent) -> None:
     assert s.quest_counters_per_faction == 4 and s.starting_quests_per_faction == 1
     assert s.objectives_per_player == 1 and s.writer_objectives == 2
     assert s.the_fairy_tale_returns_cost == 3
+    assert s.activations_per_chapter == 1
+    assert s.battle_spaces == "location_or_square" and s.trap_spaces == "location"
+    assert s.traps_per_soldier_entry == 1
+    assert s.epilogue_tie_winner == "epilogue_starter_faction_unless_writer"
+    assert s.fairy_tale_start == "location" and s.soldier_start == "square"
+    assert s.start_space_must_be_empty
 
 
 def test_epilogue_worked_example_numbers(c: WinterContent) -> None:

@@ -351,6 +351,11 @@ class SetupData(_Model):
     start_space_must_be_empty: bool
     reshuffle_discards_when_deck_empty: bool
     the_fairy_tale_returns_cost: int
+    activations_per_chapter: int
+    battle_spaces: Literal["location_or_square"]
+    trap_spaces: Literal["location"]
+    traps_per_soldier_entry: int
+    epilogue_tie_winner: Literal["epilogue_starter_faction_unless_writer"]
     safety: Safety
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
