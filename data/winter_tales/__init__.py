@@ -1,0 +1,1 @@
+"""Winter Tales content (JSON), loaded and validated by engines/winter_tales/content.py."""
