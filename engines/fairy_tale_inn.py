@@ -887,25 +887,27 @@ class FairyTaleInn(Game[InnState, Any]):
         return other
 
     def copy_state(self, state: InnState) -> InnState:
-        # model_construct skips validation: the copy is ~50x faster than a deep copy.
-        return InnState.model_construct(
-            players=state.players,
-            seed=state.seed,
-            rng=Rng.model_construct(state=state.rng.state),
-            ply=state.ply,
-            characters=list(state.characters),
-            columns=[list(col) for col in state.columns],
-            bag=list(state.bag),
-            guest=list(state.guest),
-            gold=list(state.gold),
-            supply=dict(state.supply),
-            turn=state.turn,
-            starter=state.starter,
-            phase=state.phase,
-            drop_cell=state.drop_cell,
-            placed=list(state.placed),
-            extra_offer=state.extra_offer,
-            turns=state.turns,
-            end_reason=state.end_reason,
-            end_bonus=list(state.end_bonus),
-        )
+        # Build the copy's __dict__ directly (what model_construct does, minus its
+        # per-field bookkeeping): about 8x faster than a deep copy, and search AIs copy a lot.
+        d = state.__dict__
+        rng = Rng.__new__(Rng)
+        object.__setattr__(rng, "__dict__", {"state": d["rng"].state})
+        object.__setattr__(rng, "__pydantic_fields_set__", {"state"})
+        object.__setattr__(rng, "__pydantic_extra__", None)
+        object.__setattr__(rng, "__pydantic_private__", None)
+        new = dict(d)
+        new["rng"] = rng
+        new["characters"] = list(d["characters"])
+        new["columns"] = [list(col) for col in d["columns"]]
+        new["bag"] = list(d["bag"])
+        new["guest"] = list(d["guest"])
+        new["gold"] = list(d["gold"])
+        new["supply"] = dict(d["supply"])
+        new["placed"] = list(d["placed"])
+        new["end_bonus"] = list(d["end_bonus"])
+        copy = InnState.__new__(InnState)
+        object.__setattr__(copy, "__dict__", new)
+        object.__setattr__(copy, "__pydantic_fields_set__", set(state.__pydantic_fields_set__))
+        object.__setattr__(copy, "__pydantic_extra__", None)
+        object.__setattr__(copy, "__pydantic_private__", None)
+        return copy

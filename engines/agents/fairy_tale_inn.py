@@ -111,16 +111,25 @@ def _random_rollout(game: FairyTaleInn, state: InnState, rng: Rng) -> None:
 class MctsAgent:
     """Single-observer ISMCTS (Cowling et al. 2012): each iteration deals a fresh
     determinisation of the bag, walks the shared tree with UCB1 over the actions
-    available in that deal, expands one node and finishes with a random playout.
+    available in that deal and expands one node. The new leaf is then valued
+    either by :func:`evaluate` squashed into a win chance (``leaf="eval"``, the
+    default: the gold balance including End-of-Game abilities) or by a random
+    playout to the end (``leaf="rollout"``).
 
     ``iterations`` caps the work per move; ``seconds`` (if set) caps the time too.
     """
 
     def __init__(self, iterations: int = 400, seconds: float | None = None,
-                 c: float = 0.7, **_: Any) -> None:
+                 c: float = 0.5, leaf: str = "eval", scale: float = 4.0,
+                 prior: bool = True, **_: Any) -> None:
+        if leaf not in ("eval", "rollout"):
+            raise ValueError("leaf must be 'eval' or 'rollout'")
         self.iterations = iterations
         self.seconds = seconds
         self.c = c
+        self.leaf = leaf
+        self.scale = scale
+        self.prior = prior
 
     def choose(self, game: FairyTaleInn, state: InnState, seat: Seat, rng: Rng) -> Any:
         legal = distinct_actions(game, state, seat)
@@ -132,54 +141,79 @@ class MctsAgent:
             if deadline is not None and it % 16 == 0 and time.perf_counter() > deadline:
                 break
             self._iterate(game, game.determinize(state, seat, rng), root, rng)
-        best = max(root.children.items(), key=lambda kv: kv[1].visits)
+        best = max(root.children.items(), key=lambda kv: (kv[1].visits, kv[1].wins))
         return best[0]
+
+    def _leaf_value(self, game: FairyTaleInn, det: InnState, rng: Rng) -> list[float]:
+        """The value of ``det`` for seats 0 and 1 (each in [0, 1], summing to 1)."""
+        if self.leaf == "rollout":
+            _random_rollout(game, det, rng)
+        out = game.outcome(det)
+        if out is not None:
+            g = det.gold
+            # A little for the margin, so that lost causes still fight.
+            m = max(-20, min(20, g[0] - g[1])) / 400.0
+            v0 = (0.95 if 0 in out.winners else 0.05) + m
+            return [v0, 1.0 - v0]
+        x = evaluate(game, det, 0) / self.scale
+        v0 = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, x))))
+        return [v0, 1.0 - v0]
 
     def _iterate(self, game: FairyTaleInn, det: InnState, root: _Node, rng: Rng) -> None:
         node = root
         path = [root]
         c = self.c
-        # Selection and expansion.
+        log = math.log
+        sqrt = math.sqrt
+        prior = self.prior
         while det.phase != "over":
             seat = det.turn
             actions = distinct_actions(game, det, seat)
-            untried = [a for a in actions if a not in node.children]
+            children = node.children
+            untried = [a for a in actions if a not in children]
+            if untried and prior:
+                # Expand every new action at once, each valued by the heuristic as if
+                # visited once, so the search goes straight for the promising ones.
+                for a in untried:
+                    nxt = game.copy_state(det)
+                    game.fast_apply(nxt, seat, a)
+                    ch = _Node(mover=seat)
+                    ch.visits = 1
+                    ch.wins = self._leaf_value(game, nxt, rng)[seat]
+                    children[a] = ch
+                untried = []
             if untried:
+                for a in actions:
+                    if a in children:
+                        children[a].avail += 1
                 action = rng.choice(untried)
                 child = _Node(mover=seat)
-                node.children[action] = child
-                for a in actions:
-                    if a in node.children:
-                        node.children[a].avail += 1
+                child.avail = 1
+                children[action] = child
                 game.fast_apply(det, seat, action)
                 path.append(child)
                 break
             best_score = -1.0
             chosen: Any = None
             for a in actions:
-                ch = node.children[a]
+                ch = children[a]
                 ch.avail += 1
-                score = ch.wins / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
+                score = ch.wins / ch.visits + c * sqrt(log(ch.avail) / ch.visits)
                 if score > best_score:
                     best_score, chosen = score, a
             game.fast_apply(det, seat, chosen)
-            node = node.children[chosen]
+            node = children[chosen]
             path.append(node)
-        # Simulation.
-        _random_rollout(game, det, rng)
-        out = game.outcome(det)
-        assert out is not None
-        g = det.gold
-        # Reward: the win, plus a little for the margin so that lost causes still fight.
+            if node.visits == 1 and prior:
+                break  # a fresh child: its heuristic value is this iteration's result
+        values = self._leaf_value(game, det, rng)
         for n in path:
-            s = n.mover
-            won = 1.0 if s in out.winners else 0.0
-            margin = max(-20, min(20, g[s] - g[1 - s])) / 200.0
             n.visits += 1
-            n.wins += won + margin
+            n.wins += values[n.mover]
 
     def __repr__(self) -> str:
-        return f"<MctsAgent iterations={self.iterations} seconds={self.seconds} c={self.c}>"
+        return (f"<MctsAgent iterations={self.iterations} seconds={self.seconds} c={self.c} "
+                f"leaf={self.leaf}>")
 
 
 register_agent(FairyTaleInn.id, "greedy", GreedyAgent)
