@@ -663,7 +663,7 @@ class FairyTaleInn(Game[InnState, Any]):
             self._gain(state, seat, room.amount, ev, room.label)
         elif room.kind == "extra_turn":
             state.extra_offer = True
-            self._say(ev, f"{{0}} entered an {room.label} (column {c + 1}, row {r + 1}).",
+            self._say(ev, f"{{0}} reached an {room.label} (column {c + 1}, row {r + 1}).",
                       seat, kind="extra_room", column=c + 1, row=r + 1)
 
     def _gain(self, state: InnState, seat: Seat, amount: int, ev: list[Event] | None,
@@ -695,9 +695,13 @@ class FairyTaleInn(Game[InnState, Any]):
         if full >= 3:
             self._end(state, "three columns of the inn are full", ev)
             return
-        if state.extra_offer and state.gold[seat] >= self._extra_price():
-            state.phase = "extra_turn"
-            return
+        if state.extra_offer:
+            price = self._extra_price()
+            if state.gold[seat] >= price:
+                state.phase = "extra_turn"
+                return
+            self._say(ev, f"{{0}} has no gold left to pay for an extra turn ({price} gold).",
+                      seat, kind="no_extra_turn")
         self._start_turn(state, 1 - seat, ev)
 
     def _start_turn(self, state: InnState, seat: Seat, ev: list[Event] | None) -> None:

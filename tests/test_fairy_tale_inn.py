@@ -295,7 +295,7 @@ def test_silenced_pied_piper_and_jack_drop_nothing() -> None:
 def test_extra_turn_room_offers_a_turn_for_one_gold() -> None:
     s = make({2: ["RT"] * 3}, gold=(1, 2))
     lines = drop(s, 4, 2)  # (2,4)
-    assert "Ada entered an extra-turn room (column 2, row 4)." in lines
+    assert "Ada reached an extra-turn room (column 2, row 4)." in lines
     assert s.phase == "extra_turn" and G.to_act(s) == [0]
     assert G.legal_actions(s, 0) == [ExtraTurn(), EndTurn()]
     assert G.legal_actions(s, 1) == []
@@ -306,6 +306,17 @@ def test_extra_turn_room_offers_a_turn_for_one_gold() -> None:
     assert s.gold == [0, 2] and s.turn == 0 and s.phase == "drop"
     drop(s, 4, 1)
     assert s.turn == 1  # the extra turn did not trigger another one
+
+
+def test_an_extra_turn_can_trigger_another_one() -> None:
+    s = make({2: ["RT"] * 3, 6: ["RT"] * 3}, gold=(2, 2))
+    drop(s, 4, 2)
+    assert G.view(s, 0).prompt == "Pay 1 gold for an extra turn, or end your turn."
+    G.apply(s, 0, ExtraTurn())
+    drop(s, 4, 6)
+    assert s.phase == "extra_turn" and s.turn == 0
+    G.apply(s, 0, ExtraTurn())
+    assert s.gold == [0, 2] and s.turn == 0 and s.phase == "drop"
 
 
 def test_extra_turn_can_be_declined() -> None:
@@ -320,8 +331,9 @@ def test_extra_turn_can_be_declined() -> None:
 
 def test_extra_turn_needs_one_gold() -> None:
     s = make({2: ["RT"] * 3}, gold=(0, 2))
-    drop(s, 4, 2)
+    lines = drop(s, 4, 2)
     assert s.phase == "drop" and s.turn == 1
+    assert lines[-1] == "Ada has no gold left to pay for an extra turn (1 gold)."
 
 
 def test_extra_turn_is_decided_after_character_abilities() -> None:
