@@ -344,7 +344,13 @@ class AgentProvider(Protocol):
 
 
 class EngineAgents:
-    """The real agents registry, :mod:`engines.agents` (imported lazily)."""
+    """The real agents registry, :mod:`engines.agents` (imported lazily).
+
+    ``agent_kwargs`` (e.g. ``iterations=400`` from the AI_BUDGET setting) are passed to
+    every agent factory; an agent that does not take them is built without them."""
+
+    def __init__(self, **agent_kwargs: Any) -> None:
+        self.agent_kwargs = agent_kwargs
 
     def levels(self, game_id: str) -> list[str]:
         try:
@@ -359,6 +365,11 @@ class EngineAgents:
     def get(self, game_id: str, level: str) -> Agent:
         from engines.agents import get_agent
 
+        if self.agent_kwargs:
+            try:
+                return get_agent(game_id, level, **self.agent_kwargs)
+            except TypeError:
+                pass
         return get_agent(game_id, level)
 
 
@@ -492,6 +503,15 @@ class TableService:
         service = cls(SqliteStore(path), **kwargs)
         await service.open()
         return service
+
+    @classmethod
+    async def from_settings(cls, settings: Any, **kwargs: Any) -> TableService:
+        """A service opened on ``settings.database_path`` with the reminder time, AI delay
+        and AI budget of :class:`bot.settings.Settings` (``kwargs`` override)."""
+        kwargs.setdefault("reminder_minutes", settings.reminder_minutes)
+        kwargs.setdefault("ai_delay", settings.ai_delay)
+        kwargs.setdefault("agents", EngineAgents(iterations=settings.ai_budget))
+        return await cls.open_sqlite(settings.database_path, **kwargs)
 
     async def open(self) -> None:
         """Open the store, load every live table and resume pending AI turns."""
