@@ -21,6 +21,7 @@ from typing import Any
 # game id -> "module:function". Add a line here when a game gets its board image.
 _REGISTRY: dict[str, str] = {
     "fairy-tale-inn": "renderers.fairy_tale_inn:render",
+    "winter-tales": "renderers.winter_tales:render",
 }
 
 _cache: dict[str, Callable[..., bytes]] = {}

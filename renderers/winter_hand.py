@@ -1,0 +1,1167 @@
+"""Winter Tales: one player's PRIVATE hand as a PNG (for a DM or an ephemeral reply only).
+
+Each Story card is a panel: a small illustration of its image concept (drawn with
+Pillow primitives: a night sky, snow, and a motif picked from the concept's words),
+its number (``#7`` = ``story_07``, what the play command takes), its title, its
+Spring caption on a green band and its Winter caption on a blue band. The player's
+secret Objective(s) follow. The picture comes from a SEAT's view through
+:func:`hand_from_view` (the only place that knows the view's field names); a public
+view has no hand and draws an empty-hand notice.
+
+>>> png = render({"seat": 0, "players": 3, "factions": ["spring", "winter", "writer"],
+...               "hand": [{"id": "story_01", "title": "The Paper Lantern",
+...                         "image": "A paper lantern", "spring": "A light", "winter": "A lamp"}]})
+>>> png[:4] == b"\\x89PNG"
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from PIL import Image, ImageDraw
+
+from renderers.common import (
+    BG,
+    DIM,
+    GOLD,
+    GRID,
+    INK,
+    MUTED,
+    PANEL,
+    TEXT,
+    Color,
+    draw_wrapped,
+    ellipsize,
+    fit_font,
+    font,
+    line_height,
+    mix,
+    new_canvas,
+    owner_marker,
+    owner_style,
+    rounded_panel,
+    text_center,
+    text_left,
+    to_png,
+    wrap_text,
+)
+
+WIDTH = 1200
+MARGIN = 24
+COLS = 2
+CARD_GAP = 18
+ART_H = 210
+
+SPRING: Color = (0x8B, 0xD8, 0x6E)
+WINTER: Color = (0x9C, 0xCB, 0xFF)
+SPRING_BAND: Color = (0x2C, 0x4A, 0x2A)
+WINTER_BAND: Color = (0x22, 0x36, 0x55)
+SNOW: Color = (0xEE, 0xF3, 0xFA)
+
+# --------------------------------------------------------------------------- card art
+
+SKIES: dict[str | None, tuple[Color, Color]] = {
+    "spring": ((0x2B, 0x3F, 0x5E), (0xE9, 0xA9, 0x8E)),  # dusk turning warm
+    "winter": ((0x0E, 0x14, 0x2B), (0x3D, 0x5A, 0x8A)),  # deep cold night
+    None: ((0x1F, 0x25, 0x3C), (0x6A, 0x6F, 0x96)),
+}
+
+Pt = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Pen:
+    """Draws in unit coordinates around the motif's centre: (0, 0) is the centre,
+    1 is the motif's half-size; y grows downwards like Pillow's."""
+
+    d: ImageDraw.ImageDraw
+    cx: float
+    cy: float
+    s: float
+    main: Color
+    accent: Color
+
+    def p(self, x: float, y: float) -> Pt:
+        return (self.cx + x * self.s, self.cy + y * self.s)
+
+    def box(self, x0: float, y0: float, x1: float, y1: float) -> tuple[float, ...]:
+        return (*self.p(x0, y0), *self.p(x1, y1))
+
+    def w(self, k: float) -> int:
+        return max(1, round(self.s * k))
+
+    def ellipse(self, x0: float, y0: float, x1: float, y1: float, fill: Color | None,
+                outline: Color | None = INK, width: float = 0.05) -> None:
+        self.d.ellipse(self.box(x0, y0, x1, y1), fill=fill, outline=outline,
+                       width=self.w(width) if outline else 0)
+
+    def rect(self, x0: float, y0: float, x1: float, y1: float, fill: Color | None,
+             outline: Color | None = INK, width: float = 0.05, r: float = 0.0) -> None:
+        self.d.rounded_rectangle(self.box(x0, y0, x1, y1), radius=self.s * r, fill=fill,
+                                 outline=outline, width=self.w(width) if outline else 0)
+
+    def poly(self, pts: Sequence[Pt], fill: Color | None, outline: Color | None = INK,
+             width: float = 0.05) -> None:
+        self.d.polygon([self.p(x, y) for x, y in pts], fill=fill, outline=outline,
+                       width=self.w(width) if outline else 0)
+
+    def line(self, pts: Sequence[Pt], fill: Color = INK, width: float = 0.06) -> None:
+        self.d.line([self.p(x, y) for x, y in pts], fill=fill, width=self.w(width),
+                    joint="curve")
+
+    def arc(self, x0: float, y0: float, x1: float, y1: float, a0: float, a1: float,
+            fill: Color = INK, width: float = 0.06) -> None:
+        self.d.arc(self.box(x0, y0, x1, y1), a0, a1, fill=fill, width=self.w(width))
+
+
+WOOD: Color = (0x9A, 0x6A, 0x3C)
+IRON: Color = (0x3A, 0x3D, 0x45)
+FLAME: Color = (0xFF, 0xB1, 0x3B)
+RED: Color = (0xD9, 0x3B, 0x3B)
+GLOW: Color = (0xFF, 0xE0, 0x8A)
+BRASS: Color = (0xD8, 0xA8, 0x3E)
+
+
+def m_lantern(p: Pen) -> None:
+    p.line([(0, 1.0), (0, -0.2)], WOOD, 0.08)
+    p.ellipse(-0.75, -0.95, 0.75, 0.35, mix(GLOW, BG, 0.75), None)
+    p.ellipse(-0.42, -0.75, 0.42, 0.15, p.accent)
+    for x in (-0.2, 0.0, 0.2):
+        p.line([(x, -0.72), (x, 0.12)], mix(p.accent, INK, 0.4), 0.03)
+    p.poly([(0, -0.5), (0.08, -0.3), (0, -0.22), (-0.08, -0.3)], FLAME, None)
+
+
+def m_key(p: Pen) -> None:
+    p.poly([(-0.55, -0.1), (-0.3, -0.45), (-0.05, -0.1), (-0.3, 0.25)], None, IRON, 0.14)
+    p.line([(-0.05, -0.1), (0.85, -0.1)], IRON, 0.14)
+    p.line([(0.6, -0.1), (0.6, 0.15)], IRON, 0.12)
+    p.line([(0.8, -0.1), (0.8, 0.2)], IRON, 0.12)
+
+
+def m_paws(p: Pen) -> None:
+    for k in range(5):
+        x = -0.9 + k * 0.42
+        y = 0.55 - k * 0.22 + (0.12 if k % 2 else 0)
+        p.ellipse(x - 0.09, y - 0.07, x + 0.09, y + 0.09, IRON, None)
+        for dx in (-0.09, 0.0, 0.09):
+            p.ellipse(x + dx - 0.035, y - 0.17, x + dx + 0.035, y - 0.1, IRON, None)
+
+
+def m_clock(p: Pen) -> None:
+    p.rect(-0.45, -0.95, 0.45, 1.0, mix(WOOD, INK, 0.2), r=0.08)
+    p.ellipse(-0.36, -0.8, 0.36, -0.08, SNOW)
+    p.line([(0, -0.44), (0, -0.68)], INK, 0.05)
+    p.line([(0, -0.44), (0.2, -0.36)], INK, 0.05)
+    for x in (-0.3, -0.1, 0.12, 0.3):
+        p.poly([(x - 0.05, -0.08), (x + 0.05, -0.08), (x, 0.14)], SNOW, None)
+    p.ellipse(-0.12, 0.3, 0.12, 0.54, BRASS)
+
+
+def m_hourglass(p: Pen) -> None:
+    p.rect(-0.55, -0.95, 0.55, -0.82, WOOD)
+    p.rect(-0.55, 0.82, 0.55, 0.95, WOOD)
+    p.poly([(-0.45, -0.82), (0.45, -0.82), (0.06, 0), (0.45, 0.82), (-0.45, 0.82),
+            (-0.06, 0)], mix(SNOW, BG, 0.2))
+    p.poly([(-0.15, -0.28), (0.15, -0.28), (0.03, -0.02), (-0.03, -0.02)], GOLD, None)
+    p.poly([(-0.4, 0.8), (0.4, 0.8), (0, 0.45)], GOLD, None)
+
+
+def m_mitten(p: Pen) -> None:
+    p.line([(-1.0, -0.8), (1.0, -0.55)], IRON, 0.08)
+    p.poly([(-0.3, -0.65), (0.3, -0.62), (0.35, 0.3), (0.1, 0.7), (-0.35, 0.6), (-0.38, 0.2),
+            (-0.62, 0.05), (-0.5, -0.15), (-0.32, -0.05)], p.accent)
+    p.rect(-0.34, -0.7, 0.34, -0.45, SNOW)
+
+
+def m_box(p: Pen) -> None:
+    p.rect(-0.75, 0.0, 0.75, 0.8, WOOD, r=0.06)
+    p.poly([(-0.75, 0.0), (0.75, 0.0), (0.9, -0.55), (-0.6, -0.55)], mix(WOOD, SNOW, 0.2))
+    p.rect(-0.12, 0.25, 0.12, 0.45, BRASS)
+    p.line([(0, 0.0), (0, -0.5)], BRASS, 0.04)
+    p.ellipse(-0.1, -0.85, 0.1, -0.65, p.accent)
+    p.poly([(0, -0.65), (-0.2, -0.35), (0.2, -0.35)], p.accent)
+
+
+def m_lake(p: Pen) -> None:
+    p.ellipse(-1.0, 0.05, 1.0, 0.85, mix(p.main, SNOW, 0.45))
+    p.line([(-0.7, 0.45), (-0.3, 0.35), (-0.05, 0.6), (0.3, 0.4), (0.7, 0.55)], INK, 0.05)
+    for x, y in ((-0.5, -0.5), (0.1, -0.8), (0.6, -0.4)):
+        _star(p, x, y, 0.09)
+
+
+def m_bird(p: Pen) -> None:
+    p.line([(-1.0, 0.35), (1.0, 0.2)], IRON, 0.05)
+    p.ellipse(-0.45, -0.4, 0.35, 0.3, IRON)
+    p.ellipse(0.1, -0.72, 0.55, -0.28, IRON)
+    p.poly([(0.52, -0.55), (0.85, -0.45), (0.52, -0.4)], BRASS)
+    p.ellipse(0.3, -0.6, 0.4, -0.5, GLOW, None)
+    p.poly([(-0.42, -0.1), (-0.95, 0.05), (-0.4, 0.15)], IRON)
+
+
+def m_owl(p: Pen) -> None:
+    p.rect(-0.95, -1.0, -0.45, 1.0, WOOD, width=0.04)
+    p.ellipse(-0.45, -0.75, 0.65, 0.85, mix(WOOD, SNOW, 0.15))
+    p.ellipse(-0.3, -0.5, 0.05, -0.15, GLOW)
+    p.ellipse(0.15, -0.5, 0.5, -0.15, GLOW)
+    p.ellipse(-0.17, -0.38, -0.08, -0.28, INK, None)
+    p.ellipse(0.28, -0.38, 0.37, -0.28, INK, None)
+    p.poly([(0.05, -0.15), (0.15, -0.15), (0.1, 0.0)], BRASS)
+
+
+def m_candle(p: Pen) -> None:
+    p.ellipse(-0.9, -1.0, 0.9, 0.6, mix(GLOW, BG, 0.8), None)
+    p.rect(-0.3, -0.1, 0.3, 0.95, mix(p.main, SNOW, 0.5), r=0.1)
+    p.rect(-0.22, -0.55, 0.22, -0.05, SNOW)
+    p.line([(0, -0.55), (0, -0.65)], INK, 0.03)
+    p.poly([(0, -0.95), (0.12, -0.7), (0, -0.6), (-0.12, -0.7)], FLAME, None)
+    p.line([(-0.2, -0.3), (-0.2, -0.12)], mix(SNOW, BG, 0.2), 0.05)
+
+
+def m_boots(p: Pen) -> None:
+    for dx in (-0.5, 0.15):
+        p.poly([(dx - 0.15, -0.7), (dx + 0.25, -0.7), (dx + 0.25, 0.45), (dx + 0.6, 0.55),
+                (dx + 0.6, 0.8), (dx - 0.15, 0.8)], IRON)
+        p.line([(dx - 0.15, -0.55), (dx + 0.25, -0.55)], mix(IRON, SNOW, 0.4), 0.04)
+
+
+def m_bowl(p: Pen) -> None:
+    for x in (-0.3, 0.0, 0.3):
+        p.arc(x - 0.1, -0.9, x + 0.1, -0.4, 100, 260, mix(SNOW, BG, 0.3), 0.04)
+    p.rect(-1.0, 0.55, 1.0, 0.7, WOOD)
+    p.poly([(-0.75, -0.2), (0.75, -0.2), (0.5, 0.5), (-0.5, 0.5)], p.accent)
+    p.ellipse(-0.75, -0.32, 0.75, -0.08, mix(FLAME, WOOD, 0.3))
+
+
+def m_snowman(p: Pen) -> None:
+    p.ellipse(-0.6, -0.05, 0.6, 0.95, SNOW)
+    p.ellipse(-0.38, -0.75, 0.38, 0.0, SNOW)
+    p.ellipse(-0.2, -0.5, -0.1, -0.4, INK, None)
+    p.ellipse(0.1, -0.5, 0.2, -0.4, INK, None)
+    p.poly([(0, -0.35), (0.35, -0.3), (0, -0.25)], FLAME, None)
+    p.rect(-0.3, -1.0, 0.3, -0.72, IRON)
+
+
+def m_ladder(p: Pen) -> None:
+    p.rect(0.1, -1.0, 1.0, 1.0, mix(p.main, INK, 0.3), None)
+    p.line([(-0.55, 1.0), (0.05, -0.95)], WOOD, 0.08)
+    p.line([(-0.2, 1.0), (0.4, -0.95)], WOOD, 0.08)
+    for k in range(1, 7):
+        t = k / 7
+        p.line([(-0.55 + 0.6 * t, 1.0 - 1.95 * t), (-0.2 + 0.6 * t, 1.0 - 1.95 * t)], WOOD, 0.05)
+    p.arc(-0.95, -1.0, -0.55, -0.6, 60, 300, GLOW, 0.08)
+
+
+def m_stairs(p: Pen) -> None:
+    for k in range(6):
+        y = -0.8 + k * 0.3
+        x = 0.6 - k * 0.25
+        p.rect(x - 0.6, y, x + 0.3, y + 0.2, mix(SNOW, INK, 0.25 + 0.1 * k), width=0.03)
+    p.ellipse(-0.9, 0.7, 0.0, 1.0, INK, None)
+
+
+def m_letter(p: Pen) -> None:
+    p.rect(-0.85, -0.55, 0.85, 0.55, (0xF3, 0xE9, 0xD2))
+    p.line([(-0.85, -0.55), (0, 0.1), (0.85, -0.55)], INK, 0.04)
+    p.ellipse(-0.18, -0.05, 0.18, 0.28, p.accent)
+
+
+def m_book(p: Pen) -> None:
+    p.rect(-0.75, -0.7, 0.75, 0.7, mix(RED, INK, 0.4), r=0.06)
+    p.rect(0.55, -0.7, 0.75, 0.7, (0xF3, 0xE9, 0xD2))
+    p.rect(-0.25, -0.2, 0.25, 0.25, BRASS)
+    p.ellipse(-0.06, -0.08, 0.06, 0.04, INK, None)
+    p.line([(0, 0.02), (0, 0.15)], INK, 0.04)
+
+
+def m_map(p: Pen) -> None:
+    p.poly([(-0.9, -0.6), (-0.3, -0.7), (0.3, -0.6), (0.9, -0.7), (0.9, 0.6), (0.3, 0.7),
+            (-0.3, 0.6), (-0.9, 0.7)], (0xF0, 0xE2, 0xC0))
+    p.line([(-0.6, 0.3), (-0.2, -0.2), (0.3, 0.1), (0.6, -0.3)], mix(WOOD, INK, 0.3), 0.04)
+    for x, y in ((-0.5, -0.3), (0.2, 0.35), (0.55, 0.05)):
+        p.line([(x - 0.1, y - 0.1), (x + 0.1, y + 0.1)], RED, 0.06)
+        p.line([(x - 0.1, y + 0.1), (x + 0.1, y - 0.1)], RED, 0.06)
+
+
+def m_fire(p: Pen) -> None:
+    p.rect(-0.9, -0.3, 0.9, 1.0, mix(IRON, WOOD, 0.3))
+    p.rect(-0.6, 0.0, 0.6, 1.0, INK)
+    p.poly([(-0.45, 0.95), (-0.3, 0.3), (-0.1, 0.6), (0.05, 0.1), (0.25, 0.55), (0.4, 0.35),
+            (0.45, 0.95)], FLAME, None)
+    p.poly([(-0.25, 0.95), (-0.1, 0.55), (0.05, 0.75), (0.2, 0.5), (0.3, 0.95)], GLOW, None)
+    p.rect(-0.25, 0.45, 0.2, 0.7, (0xF3, 0xE9, 0xD2), width=0.03)
+
+
+def m_boat(p: Pen) -> None:
+    p.rect(-1.0, 0.45, 1.0, 0.8, mix(p.main, SNOW, 0.5), None)
+    p.poly([(-0.7, 0.2), (0.7, 0.2), (0.45, 0.55), (-0.45, 0.55)], WOOD)
+    p.line([(0, 0.2), (0, -0.85)], WOOD, 0.05)
+    p.poly([(0.03, -0.8), (0.6, 0.1), (0.03, 0.1)], SNOW)
+
+
+def m_person(p: Pen) -> None:
+    p.ellipse(-0.22, -0.95, 0.22, -0.5, (0xF1, 0xC7, 0xA5))
+    p.poly([(-0.4, -0.45), (0.4, -0.45), (0.55, 0.65), (-0.55, 0.65)], p.accent)
+    p.line([(-0.4, -0.35), (-0.8, 0.1)], p.accent, 0.12)
+    p.line([(0.4, -0.35), (0.8, 0.1)], p.accent, 0.12)
+    p.line([(-0.2, 0.65), (-0.2, 0.98)], IRON, 0.1)
+    p.line([(0.2, 0.65), (0.2, 0.98)], IRON, 0.1)
+    p.rect(-0.3, -1.02, 0.3, -0.85, IRON, None)
+
+
+def m_scarecrow(p: Pen) -> None:
+    p.line([(0, -0.5), (0, 1.0)], WOOD, 0.1)
+    p.line([(-0.95, -0.3), (0.95, -0.3)], WOOD, 0.1)
+    p.ellipse(-0.22, -0.85, 0.22, -0.42, (0xE8, 0xCF, 0x8A))
+    p.poly([(-0.45, -0.8), (0.45, -0.8), (0.2, -1.05), (-0.2, -1.05)], (0xD9, 0xB8, 0x5C))
+    p.poly([(-0.35, -0.35), (0.35, -0.35), (0.3, 0.4), (-0.3, 0.4)], p.accent)
+    for x in (-0.85, 0.75):
+        p.poly([(x, -0.42), (x + 0.12, -0.52), (x + 0.2, -0.42)], INK, None)
+
+
+def m_wheel(p: Pen) -> None:
+    p.ellipse(-0.8, -0.8, 0.8, 0.8, None, WOOD, 0.1)
+    for k in range(8):
+        a = k * math.pi / 4
+        p.line([(0, 0), (0.75 * math.cos(a), 0.75 * math.sin(a))], WOOD, 0.05)
+    p.ellipse(-0.15, -0.15, 0.15, 0.15, BRASS)
+    p.line([(0.8, 0), (1.0, -0.9)], GLOW, 0.04)
+
+
+def m_carousel(p: Pen) -> None:
+    p.poly([(-0.95, -0.4), (0, -1.0), (0.95, -0.4)], p.accent)
+    p.rect(-0.9, 0.7, 0.9, 0.85, WOOD)
+    for x in (-0.6, 0.0, 0.6):
+        p.line([(x, -0.4), (x, 0.7)], BRASS, 0.04)
+    for x in (-0.6, 0.6):
+        p.ellipse(x - 0.25, 0.0, x + 0.25, 0.3, SNOW)
+        p.ellipse(x + 0.12, -0.12, x + 0.32, 0.08, SNOW)
+
+
+def m_cart(p: Pen) -> None:
+    p.rect(-0.85, -0.3, 0.7, 0.35, p.accent, r=0.05)
+    p.ellipse(-0.7, 0.2, -0.25, 0.65, WOOD)
+    p.ellipse(0.2, 0.2, 0.65, 0.65, WOOD)
+    p.line([(0.7, 0.0), (1.0, -0.2)], WOOD, 0.06)
+    for x in (-0.55, -0.25, 0.05, 0.35):
+        p.ellipse(x - 0.14, -0.55, x + 0.14, -0.27, RED)
+
+
+def m_mask(p: Pen) -> None:
+    p.poly([(-0.8, -0.5), (0.8, -0.5), (0.7, 0.2), (0, 0.6), (-0.7, 0.2)], SNOW)
+    p.ellipse(-0.55, -0.3, -0.15, -0.05, INK, None)
+    p.ellipse(0.15, -0.3, 0.55, -0.05, INK, None)
+    p.poly([(-0.35, 0.0), (-0.28, 0.25), (-0.42, 0.25)], (0x4D, 0x8F, 0xE0), None)
+
+
+def m_fruit(p: Pen) -> None:
+    p.ellipse(-0.95, 0.45, 0.95, 0.9, SNOW)
+    p.ellipse(-0.6, -0.55, 0.6, 0.6, p.accent)
+    p.ellipse(-0.35, -0.35, -0.15, -0.1, mix(p.accent, SNOW, 0.6), None)
+    p.line([(0, -0.5), (0.08, -0.85)], WOOD, 0.07)
+    p.poly([(0.08, -0.7), (0.45, -0.85), (0.15, -0.6)], (0x4C, 0xA0, 0x4A))
+
+
+def m_tower(p: Pen) -> None:
+    p.rect(-0.3, -0.6, 0.3, 1.0, mix(IRON, SNOW, 0.15))
+    p.rect(-0.4, -0.75, 0.4, -0.55, IRON)
+    for y in (-0.3, 0.1, 0.5):
+        p.rect(-0.08, y, 0.08, y + 0.18, GLOW, None)
+    for k in range(3):
+        r = 0.25 + 0.22 * k
+        p.arc(-r, -0.75 - r, r, -0.75 + r, 200, 340, INK if k % 2 else mix(SNOW, BG, 0.3),
+              0.04)
+
+
+def m_lighthouse(p: Pen) -> None:
+    p.poly([(0.1, -0.45), (1.0, -0.75), (1.0, -0.15)], mix(GLOW, BG, 0.5), None)
+    p.poly([(-0.25, -0.45), (0.25, -0.45), (0.35, 0.8), (-0.35, 0.8)], SNOW)
+    p.rect(-0.3, 0.0, 0.3, 0.2, RED, None)
+    p.rect(-0.2, -0.7, 0.2, -0.45, GLOW)
+    p.poly([(-0.28, -0.7), (0.28, -0.7), (0, -0.95)], RED)
+    p.ellipse(-0.9, 0.7, 0.9, 1.0, IRON, None)
+
+
+def m_wind(p: Pen) -> None:
+    p.ellipse(-0.95, -0.6, -0.15, 0.2, mix(SNOW, BG, 0.2))
+    p.ellipse(-0.65, -0.35, -0.55, -0.25, INK, None)
+    p.ellipse(-0.3, -0.2, -0.12, -0.08, INK, None)
+    for k, y in enumerate((-0.5, -0.2, 0.1)):
+        p.arc(-0.3 + 0.1 * k, y - 0.2, 0.9, y + 0.2, 200, 340, SNOW, 0.05)
+    for x, y in ((0.3, 0.45), (0.7, 0.3), (0.55, 0.7)):
+        p.ellipse(x - 0.05, y - 0.05, x + 0.05, y + 0.05, SNOW, None)
+
+
+def m_slipper(p: Pen) -> None:
+    for k in range(3):
+        p.rect(-0.95 + 0.1 * k, 0.3 + 0.22 * k, 0.95 - 0.1 * k, 0.52 + 0.22 * k,
+               mix(IRON, SNOW, 0.3), width=0.03)
+    p.poly([(-0.6, 0.25), (0.45, 0.25), (0.6, 0.0), (0.5, -0.3), (-0.05, -0.05), (-0.6, -0.1)],
+           mix(SNOW, (0x9C, 0xCB, 0xFF), 0.4))
+
+
+def m_well(p: Pen) -> None:
+    p.rect(-0.7, 0.0, 0.7, 0.9, mix(IRON, SNOW, 0.35), r=0.05)
+    for y in (0.3, 0.6):
+        p.line([(-0.7, y), (0.7, y)], INK, 0.03)
+    p.line([(-0.6, 0.0), (-0.6, -0.85)], WOOD, 0.07)
+    p.line([(0.6, 0.0), (0.6, -0.85)], WOOD, 0.07)
+    p.poly([(-0.85, -0.75), (0, -1.05), (0.85, -0.75)], p.accent)
+    p.line([(0, -0.8), (0, -0.3)], INK, 0.03)
+    p.rect(-0.1, -0.3, 0.1, -0.1, WOOD)
+
+
+def m_barrel(p: Pen) -> None:
+    p.ellipse(-0.8, -0.55, 0.8, 0.6, WOOD)
+    for x in (-0.4, 0.0, 0.4):
+        p.line([(x, -0.5), (x, 0.55)], mix(WOOD, INK, 0.4), 0.04)
+    p.ellipse(0.55, -0.45, 0.95, 0.5, mix(WOOD, SNOW, 0.2))
+
+
+def m_house(p: Pen) -> None:
+    p.rect(-0.7, -0.2, 0.7, 0.85, p.accent)
+    p.poly([(-0.9, -0.15), (0, -0.95), (0.9, -0.15)], mix(SNOW, BG, 0.1))
+    p.rect(-0.5, 0.05, -0.1, 0.4, GLOW)
+    p.rect(0.15, 0.25, 0.45, 0.85, WOOD)
+    p.line([(-0.3, 0.05), (-0.3, 0.4)], INK, 0.03)
+
+
+def m_mirror(p: Pen) -> None:
+    p.line([(0, 0.45), (0, 1.0)], BRASS, 0.14)
+    p.ellipse(-0.55, -0.95, 0.55, 0.5, BRASS)
+    p.ellipse(-0.42, -0.82, 0.42, 0.37, mix(SNOW, (0x9C, 0xCB, 0xFF), 0.5))
+    p.line([(-0.35, -0.6), (-0.05, -0.2), (0.1, -0.35), (0.35, 0.15)], INK, 0.03)
+
+
+def m_globe(p: Pen) -> None:
+    p.rect(-0.55, 0.55, 0.55, 0.9, WOOD, r=0.05)
+    p.ellipse(-0.75, -0.9, 0.75, 0.6, mix(SNOW, p.main, 0.25))
+    p.rect(-0.3, 0.1, 0.3, 0.5, p.accent, width=0.03)
+    p.poly([(-0.35, 0.1), (0, -0.2), (0.35, 0.1)], RED, width=0.03)
+    for x, y in ((-0.4, -0.4), (0.2, -0.6), (0.4, -0.2), (-0.1, -0.3)):
+        p.ellipse(x - 0.05, y - 0.05, x + 0.05, y + 0.05, SNOW, None)
+
+
+def m_bars(p: Pen) -> None:
+    p.rect(-0.85, -0.85, 0.85, 0.9, None, IRON, 0.08)
+    for x in (-0.5, -0.17, 0.17, 0.5):
+        p.line([(x, -0.85), (x, 0.9)], IRON, 0.08)
+        p.poly([(x - 0.08, -0.85), (x + 0.08, -0.85), (x, -1.05)], IRON, None)
+    p.rect(-0.2, -0.05, 0.2, 0.35, BRASS)
+
+
+def m_chains(p: Pen) -> None:
+    for k in range(4):
+        x = -0.9 + k * 0.3
+        p.ellipse(x, -0.15, x + 0.4, 0.15, None, IRON, 0.08)
+    for k in range(3):
+        x = 0.2 + k * 0.28
+        p.ellipse(x, 0.05, x + 0.38, 0.33, None, IRON, 0.08)
+
+
+def m_balloon(p: Pen) -> None:
+    p.ellipse(-0.6, -1.0, 0.6, 0.3, p.accent)
+    p.rect(-0.15, -0.75, 0.15, -0.45, mix(p.accent, SNOW, 0.5), width=0.03)
+    p.line([(-0.45, 0.15), (-0.2, 0.6)], INK, 0.03)
+    p.line([(0.45, 0.15), (0.2, 0.6)], INK, 0.03)
+    p.rect(-0.22, 0.55, 0.22, 0.8, WOOD)
+
+
+def m_kite(p: Pen) -> None:
+    p.poly([(0.1, -0.95), (0.6, -0.35), (0.1, 0.2), (-0.4, -0.35)], p.accent)
+    p.line([(0.1, 0.2), (-0.1, 0.45), (-0.4, 0.55), (-0.6, 0.85)], INK, 0.03)
+    p.ellipse(0.0, -0.7, 0.12, -0.58, GLOW, None)
+
+
+def m_telescope(p: Pen) -> None:
+    p.line([(-0.6, 0.7), (-0.1, 0.15)], WOOD, 0.06)
+    p.line([(0.2, 0.7), (-0.1, 0.15)], WOOD, 0.06)
+    p.poly([(-0.6, 0.2), (0.55, -0.45), (0.65, -0.28), (-0.5, 0.37)], BRASS)
+    for x, y in ((0.8, -0.85), (0.45, -0.9), (0.95, -0.55)):
+        _star(p, x, y, 0.09)
+
+
+def m_bell(p: Pen) -> None:
+    p.line([(-0.95, -0.9), (0.95, -0.9)], WOOD, 0.1)
+    p.poly([(-0.25, -0.75), (0.25, -0.75), (0.35, -0.2), (0.7, 0.35), (-0.7, 0.35),
+            (-0.35, -0.2)], BRASS)
+    p.ellipse(-0.12, 0.3, 0.12, 0.52, mix(BRASS, INK, 0.3))
+    p.line([(0, 0.5), (0, 1.0)], WOOD, 0.04)
+
+
+def m_violin(p: Pen) -> None:
+    p.ellipse(-0.45, -0.25, 0.45, 0.45, WOOD)
+    p.ellipse(-0.35, 0.25, 0.35, 0.9, WOOD)
+    p.line([(0, 0.3), (0, -1.0)], INK, 0.1)
+    p.line([(0.1, -0.2), (0.45, -0.55)], mix(SNOW, BG, 0.2), 0.02)
+
+
+def m_radio(p: Pen) -> None:
+    p.rect(-0.85, -0.5, 0.85, 0.7, WOOD, r=0.12)
+    p.ellipse(-0.7, -0.35, 0.05, 0.4, mix(IRON, WOOD, 0.4))
+    for y in (-0.2, 0.0, 0.2):
+        p.line([(-0.6, y + 0.02), (-0.05, y + 0.02)], INK, 0.02)
+    p.ellipse(0.2, -0.3, 0.65, 0.15, GLOW)
+    p.line([(0.42, -0.08), (0.55, -0.2)], RED, 0.03)
+
+
+def m_bridge(p: Pen) -> None:
+    p.rect(-1.0, 0.35, 1.0, 0.85, mix(SNOW, (0x9C, 0xCB, 0xFF), 0.4), None)
+    p.poly([(-1.0, 0.0), (1.0, 0.0), (1.0, 0.35), (0.5, 0.35), (0.4, 0.2), (0, 0.15),
+            (-0.4, 0.2), (-0.5, 0.35), (-1.0, 0.35)], mix(IRON, SNOW, 0.3))
+    p.line([(0, 0.0), (0, -0.6)], IRON, 0.05)
+    p.ellipse(-0.12, -0.8, 0.12, -0.55, GLOW)
+
+
+def m_tree(p: Pen) -> None:
+    p.line([(0, 1.0), (0, -0.6)], mix(WOOD, INK, 0.5), 0.12)
+    for a, b in (((0, 0.2), (-0.6, -0.4)), ((0, -0.1), (0.55, -0.7)),
+                 ((-0.3, -0.1), (-0.5, -0.85)), ((0.25, -0.4), (0.2, -0.95))):
+        p.line([a, b], mix(WOOD, INK, 0.5), 0.06)
+    p.ellipse(0.12, -1.03, 0.28, -0.88, (0x6F, 0xD0, 0x6A))
+
+
+def m_pines(p: Pen) -> None:
+    for x, sc in ((-0.6, 0.8), (0.55, 0.9), (0.0, 1.0)):
+        for k in range(3):
+            w = (0.5 - 0.12 * k) * sc
+            y = 0.7 - 0.45 * k * sc
+            p.poly([(x - w, y), (x + w, y), (x, y - 0.55 * sc)], (0x1F, 0x4A, 0x3A))
+            p.poly([(x - w * 0.4, y - 0.35 * sc), (x + w * 0.4, y - 0.35 * sc),
+                    (x, y - 0.55 * sc)], SNOW, None)
+        p.rect(x - 0.06, 0.7, x + 0.06, 0.95, WOOD, None)
+
+
+def m_mushrooms(p: Pen) -> None:
+    p.ellipse(-1.0, -0.3, 1.0, 1.0, mix((0x6F, 0xD0, 0x6A), BG, 0.7), None)
+    for x, y in ((-0.6, 0.4), (-0.2, 0.6), (0.25, 0.55), (0.6, 0.35), (0.0, 0.25)):
+        p.line([(x, y), (x, y + 0.25)], SNOW, 0.06)
+        p.poly([(x - 0.18, y), (x + 0.18, y), (x, y - 0.2)], (0x8B, 0xF0, 0x8A))
+
+
+def m_eyes(p: Pen) -> None:
+    m_pines(p)
+    for x in (-0.22, 0.22):
+        p.ellipse(x - 0.14, -0.15, x + 0.14, 0.05, GLOW, None)
+        p.ellipse(x - 0.03, -0.13, x + 0.03, 0.03, INK, None)
+
+
+def m_crown(p: Pen) -> None:
+    p.ellipse(-0.9, 0.25, 0.9, 0.85, mix(RED, INK, 0.45))
+    p.poly([(-0.65, 0.4), (0.65, 0.4), (0.75, -0.6), (0.35, -0.1), (0.0, -0.85), (-0.35, -0.1),
+            (-0.75, -0.6)], mix(SNOW, (0x9C, 0xCB, 0xFF), 0.5))
+
+
+def m_chess(p: Pen) -> None:
+    p.rect(-0.95, 0.55, 0.95, 0.9, SNOW)
+    for k in range(6):
+        if k % 2:
+            p.rect(-0.95 + k * 0.317, 0.55, -0.95 + (k + 1) * 0.317, 0.9, INK, None)
+    p.poly([(-0.3, 0.55), (0.3, 0.55), (0.15, -0.3), (-0.15, -0.3)], INK, SNOW, 0.03)
+    p.ellipse(-0.2, -0.5, 0.2, -0.2, INK, SNOW, 0.03)
+    p.line([(0, -0.5), (0, -0.85)], INK, 0.07)
+    p.line([(-0.12, -0.72), (0.12, -0.72)], INK, 0.07)
+
+
+def m_sword(p: Pen) -> None:
+    p.ellipse(-0.95, 0.4, 0.95, 1.0, SNOW)
+    p.poly([(-0.08, 0.6), (0.08, 0.6), (0.08, -0.6), (0, -0.8), (-0.08, -0.6)],
+           mix(IRON, (0xB0, 0x5A, 0x2A), 0.35))
+    p.rect(-0.35, -0.62, 0.35, -0.52, BRASS)
+    p.rect(-0.06, -0.95, 0.06, -0.62, WOOD)
+
+
+def m_hammer(p: Pen) -> None:
+    p.rect(-1.0, 0.4, 1.0, 0.7, WOOD)
+    p.line([(-0.5, 0.3), (0.3, -0.5)], WOOD, 0.1)
+    p.poly([(0.05, -0.75), (0.35, -0.45), (0.6, -0.7), (0.3, -1.0)], IRON)
+    for x in (0.3, 0.5, 0.7):
+        p.line([(x, 0.35), (x + 0.05, 0.05)], mix(IRON, SNOW, 0.4), 0.04)
+
+
+def m_needle(p: Pen) -> None:
+    _heart(p, 0, 0.25, 0.7, RED)
+    p.line([(0.1, 0.1), (0.7, -0.8)], mix(IRON, SNOW, 0.5), 0.05)
+    p.line([(0.7, -0.8), (0.9, -0.3), (0.6, 0.2)], RED, 0.03)
+
+
+def m_umbrella(p: Pen) -> None:
+    p.poly([(-0.9, -0.1), (-0.6, -0.6), (0, -0.85), (0.6, -0.6), (0.9, -0.1), (0.45, -0.2),
+            (0, -0.1), (-0.45, -0.2)], IRON)
+    p.line([(0, -0.1), (0, 0.7)], INK, 0.05)
+    p.arc(0, 0.55, 0.3, 0.85, 0, 180, INK, 0.05)
+
+
+def m_cat(p: Pen) -> None:
+    p.rect(-1.0, 0.55, 1.0, 0.95, mix(IRON, (0xB0, 0x5A, 0x2A), 0.3))
+    p.ellipse(-0.4, -0.25, 0.35, 0.6, INK, None)
+    p.ellipse(-0.3, -0.7, 0.2, -0.2, INK, None)
+    p.poly([(-0.28, -0.55), (-0.22, -0.85), (-0.08, -0.62)], INK, None)
+    p.poly([(0.18, -0.55), (0.12, -0.85), (-0.02, -0.62)], INK, None)
+    p.ellipse(-0.2, -0.5, -0.1, -0.4, GLOW, None)
+    p.ellipse(0.02, -0.5, 0.12, -0.4, GLOW, None)
+    p.arc(0.2, 0.1, 0.8, 0.6, 180, 330, INK, 0.07)
+
+
+def m_dog(p: Pen) -> None:
+    p.ellipse(-0.5, -0.1, 0.4, 0.5, (0xB9, 0x8A, 0x5A))
+    p.ellipse(0.2, -0.55, 0.7, -0.05, (0xB9, 0x8A, 0x5A))
+    p.ellipse(0.22, -0.5, 0.38, -0.15, mix((0xB9, 0x8A, 0x5A), INK, 0.4), None)
+    p.ellipse(0.5, -0.4, 0.58, -0.32, INK, None)
+    for x in (-0.35, 0.25):
+        p.line([(x, 0.4), (x, 0.75)], (0xB9, 0x8A, 0x5A), 0.1)
+    p.line([(-0.9, 0.85), (-0.6, 0.85)], SNOW, 0.08)
+
+
+def m_teddy(p: Pen) -> None:
+    bear = (0xB9, 0x8A, 0x5A)
+    p.ellipse(-0.55, -0.1, 0.55, 0.9, bear)
+    p.ellipse(-0.4, -0.85, 0.4, -0.1, bear)
+    p.ellipse(-0.48, -0.95, -0.22, -0.7, bear)
+    p.ellipse(0.22, -0.95, 0.48, -0.7, bear)
+    p.ellipse(-0.2, -0.6, -0.1, -0.5, INK, None)
+    p.ellipse(0.08, -0.62, 0.22, -0.48, (0x4D, 0x8F, 0xE0))
+    p.rect(-0.2, 0.2, 0.1, 0.45, mix(bear, RED, 0.5), width=0.03)
+
+
+def m_heart(p: Pen) -> None:
+    _heart(p, 0, 0.1, 0.85, p.accent)
+
+
+def m_rose(p: Pen) -> None:
+    p.ellipse(-0.7, -0.95, 0.7, 0.8, mix(SNOW, BG, 0.7), mix(SNOW, BG, 0.2), 0.04)
+    p.line([(0, 0.75), (0, -0.1)], (0x3C, 0x8A, 0x3A), 0.06)
+    p.ellipse(-0.28, -0.5, 0.28, 0.0, RED)
+    p.arc(-0.15, -0.4, 0.15, -0.1, 180, 360, INK, 0.03)
+    p.ellipse(0.3, 0.55, 0.45, 0.68, RED, None)
+    p.rect(-0.8, 0.75, 0.8, 0.9, WOOD)
+
+
+def m_snowflake(p: Pen) -> None:
+    for k in range(6):
+        a = k * math.pi / 3
+        ex, ey = 0.9 * math.cos(a), 0.9 * math.sin(a)
+        p.line([(0, 0), (ex, ey)], SNOW, 0.07)
+        for t in (0.45, 0.7):
+            bx, by = t * ex, t * ey
+            for da in (0.6, -0.6):
+                p.line([(bx, by), (bx + 0.22 * math.cos(a + da), by + 0.22 * math.sin(a + da))],
+                       SNOW, 0.05)
+
+
+def m_sun(p: Pen) -> None:
+    p.ellipse(-0.55, -0.3, 0.55, 0.8, GLOW, None)
+    for k in range(9):
+        a = math.pi + k * math.pi / 8
+        p.line([(0.7 * math.cos(a), 0.25 + 0.7 * math.sin(a)),
+                (0.95 * math.cos(a), 0.25 + 0.95 * math.sin(a))], GLOW, 0.05)
+    p.ellipse(-1.3, 0.35, 1.3, 1.6, SNOW, None)
+
+
+def m_cake(p: Pen) -> None:
+    for k, w in enumerate((0.75, 0.55, 0.35)):
+        y = 0.9 - k * 0.45
+        p.rect(-w, y - 0.45, w, y, SNOW, width=0.04)
+        p.line([(-w, y - 0.35), (w, y - 0.35)], mix(SNOW, RED, 0.4), 0.03)
+    for x in (-0.1, 0.1):
+        p.ellipse(x - 0.06, -0.6, x + 0.06, -0.48, INK, None)
+        p.line([(x, -0.48), (x, -0.3)], INK, 0.06)
+
+
+def m_chair(p: Pen) -> None:
+    p.rect(-1.0, 0.1, 0.3, 0.25, WOOD)
+    p.line([(-0.9, 0.25), (-0.9, 0.8)], WOOD, 0.06)
+    p.line([(0.2, 0.25), (0.2, 0.8)], WOOD, 0.06)
+    p.rect(0.45, -0.7, 0.55, 0.8, mix(WOOD, INK, 0.3), width=0.03)
+    p.rect(0.45, 0.05, 0.95, 0.15, mix(WOOD, INK, 0.3), width=0.03)
+    p.line([(0.9, 0.15), (0.9, 0.8)], mix(WOOD, INK, 0.3), 0.06)
+    p.rect(-0.5, -0.3, -0.4, 0.1, SNOW, width=0.02)
+    p.poly([(-0.45, -0.48), (-0.4, -0.32), (-0.5, -0.32)], FLAME, None)
+
+
+def m_bed(p: Pen) -> None:
+    p.rect(-0.95, -0.4, -0.8, 0.8, WOOD)
+    p.rect(0.8, -0.1, 0.95, 0.8, WOOD)
+    p.ellipse(-0.85, -0.25, 0.85, 0.6, SNOW)
+    p.ellipse(-0.75, -0.3, -0.45, -0.05, (0xF1, 0xC7, 0xA5))
+
+
+def m_puppet(p: Pen) -> None:
+    p.rect(-0.8, -1.0, 0.8, -0.9, WOOD)
+    for x0, x1 in ((-0.6, -0.45), (0.6, 0.45), (0.0, 0.0)):
+        p.line([(x0, -0.9), (x1, -0.2 if x0 else -0.65)], mix(SNOW, BG, 0.3), 0.02)
+    p.ellipse(-0.17, -0.65, 0.17, -0.32, WOOD)
+    p.rect(-0.25, -0.3, 0.25, 0.35, p.accent)
+    p.line([(-0.25, -0.25), (-0.45, -0.2)], WOOD, 0.08)
+    p.line([(0.25, -0.25), (0.45, -0.2)], WOOD, 0.08)
+    p.line([(-0.12, 0.35), (-0.2, 0.8)], WOOD, 0.08)
+    p.line([(0.12, 0.35), (0.25, 0.75)], WOOD, 0.08)
+
+
+def m_flag(p: Pen) -> None:
+    p.line([(-0.6, 1.0), (-0.55, -0.9)], WOOD, 0.07)
+    p.poly([(-0.55, -0.9), (0.8, -0.75), (0.4, -0.45), (0.75, -0.15), (-0.55, -0.2)], p.accent)
+    p.ellipse(-0.15, -0.7, 0.2, -0.35, GLOW, None)
+
+
+def m_horse(p: Pen) -> None:
+    p.arc(-0.9, 0.3, 0.9, 1.1, 200, 340, WOOD, 0.08)
+    p.ellipse(-0.55, -0.2, 0.45, 0.35, p.accent)
+    p.poly([(0.25, -0.1), (0.45, -0.8), (0.85, -0.65), (0.55, -0.05)], p.accent)
+    p.line([(-0.4, 0.3), (-0.45, 0.65)], p.accent, 0.1)
+    p.line([(0.3, 0.3), (0.35, 0.65)], p.accent, 0.1)
+    p.rect(-0.25, -0.25, 0.15, 0.0, RED, width=0.03)
+
+
+def m_sack(p: Pen) -> None:
+    p.poly([(-0.5, -0.5), (0.5, -0.5), (0.7, 0.7), (-0.7, 0.7)], IRON)
+    p.line([(-0.4, -0.4), (0.4, -0.4)], mix(IRON, SNOW, 0.4), 0.05)
+    for x, y in ((0.8, 0.75), (0.55, 0.85), (0.95, 0.9)):
+        p.ellipse(x - 0.08, y - 0.06, x + 0.08, y + 0.06, INK, None)
+
+
+def m_stars(p: Pen) -> None:
+    p.ellipse(-0.9, 0.2, 0.9, 0.9, mix(p.main, INK, 0.2))
+    for x, y, r in ((-0.6, -0.6, 0.12), (0.0, -0.85, 0.09), (0.5, -0.5, 0.14),
+                    (-0.3, 0.45, 0.07), (0.3, 0.6, 0.08)):
+        _star(p, x, y, r)
+
+
+def m_trapdoor(p: Pen) -> None:
+    for k in range(5):
+        p.line([(-1.0, -0.9 + k * 0.45), (1.0, -0.9 + k * 0.45)], mix(WOOD, INK, 0.5), 0.03)
+    p.rect(-0.55, -0.45, 0.55, 0.5, WOOD)
+    for x in (-0.2, 0.2):
+        p.line([(x, -0.45), (x, 0.5)], GLOW, 0.04)
+    p.ellipse(0.3, -0.05, 0.45, 0.1, IRON, None)
+
+
+def m_medal(p: Pen) -> None:
+    p.rect(-0.9, -1.0, 0.9, 1.0, INK, None)
+    p.poly([(-0.25, -0.9), (0.25, -0.9), (0.12, -0.2), (-0.12, -0.2)], RED)
+    p.ellipse(-0.4, -0.3, 0.4, 0.5, BRASS)
+    _mini_flake(p, 0, 0.1, 0.25)
+
+
+def m_glove(p: Pen) -> None:
+    for k in range(3):
+        p.rect(-0.95 + 0.12 * k, 0.4 + 0.18 * k, 0.95, 0.58 + 0.18 * k, mix(IRON, SNOW, 0.3),
+               width=0.03)
+    p.poly([(-0.6, 0.3), (0.2, 0.3), (0.75, 0.15), (0.75, 0.05), (0.2, 0.05), (-0.6, 0.05)],
+           SNOW)
+
+
+def m_mug(p: Pen) -> None:
+    p.rect(-1.0, 0.6, 1.0, 0.8, WOOD)
+    for x in (-0.45, 0.4):
+        p.rect(x - 0.3, -0.1, x + 0.3, 0.6, p.accent, r=0.05)
+        p.arc(x + 0.15, 0.05, x + 0.5, 0.4, 270, 90, p.accent, 0.07)
+        p.arc(x - 0.15, -0.7, x + 0.05, -0.15, 100, 260, mix(SNOW, BG, 0.3), 0.04)
+
+
+def m_teapot(p: Pen) -> None:
+    p.ellipse(-0.6, -0.3, 0.6, 0.7, p.accent)
+    p.poly([(0.5, 0.1), (1.0, -0.3), (0.55, 0.35)], p.accent)
+    p.arc(-0.95, -0.1, -0.45, 0.45, 90, 270, p.accent, 0.08)
+    p.rect(-0.15, -0.45, 0.15, -0.3, p.accent)
+    p.arc(0.75, -0.95, 1.05, -0.55, 180, 90, mix(SNOW, BG, 0.2), 0.05)
+
+
+def _heart(p: Pen, x: float, y: float, r: float, fill: Color) -> None:
+    p.ellipse(x - r, y - r * 0.8, x, y + r * 0.1, fill, None)
+    p.ellipse(x, y - r * 0.8, x + r, y + r * 0.1, fill, None)
+    p.poly([(x - r * 0.97, y - r * 0.25), (x + r * 0.97, y - r * 0.25), (x, y + r)], fill, None)
+
+
+def _star(p: Pen, x: float, y: float, r: float) -> None:
+    pts = []
+    for k in range(10):
+        rr = r if k % 2 == 0 else r * 0.45
+        a = -math.pi / 2 + k * math.pi / 5
+        pts.append((x + rr * math.cos(a), y + rr * math.sin(a)))
+    p.poly(pts, GLOW, None)
+
+
+def _mini_flake(p: Pen, x: float, y: float, r: float) -> None:
+    for k in range(3):
+        a = k * math.pi / 3
+        p.line([(x - r * math.cos(a), y - r * math.sin(a)),
+                (x + r * math.cos(a), y + r * math.sin(a))], SNOW, 0.04)
+
+
+Motif = Callable[[Pen], None]
+# Words of a card's title (looked at first) and image concept -> the motif drawn for it.
+# Order matters: the first rule with a matching word wins.
+MOTIF_RULES: tuple[tuple[tuple[str, ...], Motif], ...] = (
+    (("lighthouse",), m_lighthouse),
+    (("snowflake",), m_snowflake),
+    (("snowman",), m_snowman),
+    (("snow globe",), m_globe),
+    (("lantern", "lamp"), m_lantern),
+    (("hourglass",), m_hourglass),
+    (("clock", "watch"), m_clock),
+    (("key",), m_key),
+    (("tracks", "paw"), m_paws),
+    (("mitten", "scarf"), m_mitten),
+    (("glove",), m_glove),
+    (("music box", "matchbox"), m_box),
+    (("owl",), m_owl),
+    (("crow", "bird", "cuckoo"), m_bird),
+    (("candle",), m_candle),
+    (("boots",), m_boots),
+    (("slipper",), m_slipper),
+    (("hot chocolate", "mugs"), m_mug),
+    (("teapot",), m_teapot),
+    (("soup", "bowl"), m_bowl),
+    (("ladder",), m_ladder),
+    (("staircase",), m_stairs),
+    (("burning", "fireplace"), m_fire),
+    (("map",), m_map),
+    (("book",), m_book),
+    (("letter", "ink"), m_letter),
+    (("boat",), m_boat),
+    (("scarecrow",), m_scarecrow),
+    (("puppet",), m_puppet),
+    (("spinning wheel",), m_wheel),
+    (("carousel",), m_carousel),
+    (("sleigh", "cart", "wagon"), m_cart),
+    (("mask",), m_mask),
+    (("apple", "pumpkin"), m_fruit),
+    (("chimney", "factory", "tower"), m_tower),
+    (("wind",), m_wind),
+    (("well",), m_well),
+    (("barrel",), m_barrel),
+    (("sack", "coal"), m_sack),
+    (("house", "bakery", "window"), m_house),
+    (("mirror",), m_mirror),
+    (("cage", "gate", "hole"), m_bars),
+    (("chains",), m_chains),
+    (("balloon",), m_balloon),
+    (("kite",), m_kite),
+    (("telescope",), m_telescope),
+    (("bell",), m_bell),
+    (("violin",), m_violin),
+    (("radio",), m_radio),
+    (("bridge",), m_bridge),
+    (("wolf's eyes", "eyes"), m_eyes),
+    (("mushroom",), m_mushrooms),
+    (("pine", "forest"), m_pines),
+    (("tree", "oak"), m_tree),
+    (("crown",), m_crown),
+    (("chess",), m_chess),
+    (("sword",), m_sword),
+    (("hammer",), m_hammer),
+    (("needle",), m_needle),
+    (("umbrella",), m_umbrella),
+    (("cat",), m_cat),
+    (("dog",), m_dog),
+    (("teddy",), m_teddy),
+    (("horse",), m_horse),
+    (("rose",), m_rose),
+    (("medal",), m_medal),
+    (("trapdoor",), m_trapdoor),
+    (("cake",), m_cake),
+    (("chair",), m_chair),
+    (("bed",), m_bed),
+    (("flag",), m_flag),
+    (("dawn", "sun"), m_sun),
+    (("stars", "star"), m_stars),
+    (("soldier", "princess", "girl", "boy", "watchman"), m_person),
+    (("heart",), m_heart),
+)
+
+
+def motif_for(title: str, image: str) -> Motif:
+    """The motif of a card: the first rule matching its title, else its image concept."""
+    for text in (title.lower(), image.lower()):
+        for words, motif in MOTIF_RULES:
+            if any(w in text for w in words):
+                return motif
+    return m_stars
+
+
+@lru_cache(maxsize=1)
+def _story_cards() -> dict[str, Any]:
+    from engines.winter_tales.content import load_content
+
+    return {c.id: c for c in load_content().story_cards}
+
+
+def _seed(key: str) -> int:
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
+
+
+@lru_cache(maxsize=512)
+def card_art(card_id: str, width: int, height: int, side: str | None = None,
+             title: str = "", image: str = "") -> Image.Image:
+    """A small illustration of a Story card's image concept (RGB, ``width`` x ``height``).
+
+    The sky takes the side's colours (warm dusk for Spring, deep night for Winter);
+    the motif comes from the card's words. The same arguments always give the same pixels.
+    """
+    card = _story_cards().get(card_id)
+    if card is not None:
+        title = title or card.title
+        image = image or card.image
+    width, height = max(8, int(width)), max(8, int(height))
+    top, bottom = SKIES.get(side, SKIES[None])
+    img = Image.new("RGB", (width, height), top)
+    d = ImageDraw.Draw(img)
+    for y in range(height):
+        d.line((0, y, width, y), fill=mix(top, bottom, (y / height) ** 1.4))
+    rnd = _seed(card_id or title)
+    for _ in range(max(6, width * height // 2500)):
+        rnd = (rnd * 6364136223846793005 + 1442695040888963407) % 2**64
+        x = (rnd >> 16) % width
+        y = (rnd >> 32) % max(1, int(height * 0.7))
+        r = 0.6 + ((rnd >> 50) % 3) * max(0.5, width / 400)
+        d.ellipse((x - r, y - r, x + r, y + r), fill=mix(top, SNOW, 0.6))
+    words = f"{title} {image}".lower()
+    if "moon" in words or "night" in words:
+        mr = height * 0.11
+        mx, my = width * 0.84, height * 0.2
+        d.ellipse((mx - mr, my - mr, mx + mr, my + mr), fill=(0xF4, 0xEE, 0xD0))
+        d.ellipse((mx - mr * 0.45, my - mr * 1.05, mx + mr * 1.45, my + mr * 0.85), fill=top)
+    # the snowy ground
+    d.ellipse((-width * 0.2, height * 0.78, width * 0.7, height * 1.4), fill=mix(SNOW, top, 0.12))
+    d.ellipse((width * 0.35, height * 0.82, width * 1.25, height * 1.45),
+              fill=mix(SNOW, top, 0.22))
+    accent = {"spring": (0xE8, 0x6A, 0x6A), "winter": (0x5E, 0x8E, 0xD8)}.get(
+        side or "", (0xC8, 0x7A, 0xB0))
+    s = min(width * 0.45, height * 0.42)
+    pen = Pen(d, width / 2, height * 0.5, s, bottom, accent)
+    motif_for(title, image)(pen)
+    return img
+
+
+# --------------------------------------------------------------------------- the hand model
+
+
+@dataclass(frozen=True)
+class HandCard:
+    id: str
+    title: str
+    image: str
+    spring: str
+    winter: str
+
+    @property
+    def number(self) -> str:
+        """What a player types or picks to play it: ``story_07`` -> ``7``."""
+        tail = self.id.rsplit("_", 1)[-1]
+        return str(int(tail)) if tail.isdigit() else self.id
+
+
+@dataclass(frozen=True)
+class HandObjective:
+    title: str
+    faction: str
+    text: str
+    places: str
+    state: str  # secret | revealed | completed
+
+
+@dataclass
+class Hand:
+    seat: int | None
+    name: str
+    faction: str
+    cards: list[HandCard] = field(default_factory=list)
+    objectives: list[HandObjective] = field(default_factory=list)
+    limit: int = 7
+    note: str = ""
+
+
+# --------------------------------------------------------------------------- drawing
+
+
+def _card_height(card: HandCard, w: float) -> int:
+    inner = w - 36
+    t = len(wrap_text(card.title, font(26, bold=True), inner - 80)[:2]) * line_height(
+        font(26, bold=True))
+    sp = len(wrap_text(card.spring, font(21), inner - 34)[:3]) * line_height(font(21))
+    wi = len(wrap_text(card.winter, font(21), inner - 34)[:3]) * line_height(font(21))
+    return 14 + ART_H + 14 + t + 10 + (sp + 18) + 10 + (wi + 18) + 16
+
+
+def _draw_card(img: Image.Image, d: ImageDraw.ImageDraw, card: HandCard, box: tuple[float, ...],
+               accent: str) -> None:
+    x0, y0, x1, _ = box
+    rounded_panel(d, box, fill=PANEL, outline=GRID, radius=16)
+    art = card_art(card.id, int(x1 - x0 - 28), ART_H, accent if accent != "writer" else None,
+                   card.title, card.image)
+    img.paste(art, (int(x0 + 14), int(y0 + 14)))
+    d.rounded_rectangle((x0 + 14, y0 + 14, x0 + 14 + art.width, y0 + 14 + ART_H), radius=10,
+                        outline=GRID, width=2)
+    # the number badge over the art's corner
+    num = f"#{card.number}"
+    nf = font(30, bold=True)
+    nw = nf.getlength(num) + 24
+    d.rounded_rectangle((x0 + 22, y0 + 22, x0 + 22 + nw, y0 + 66), radius=12, fill=GOLD,
+                        outline=(0x1E, 0x1F, 0x22), width=2)
+    text_center(d, (x0 + 22 + nw / 2, y0 + 44), num, nf, INK)
+    y = y0 + 14 + ART_H + 12
+    tf = font(26, bold=True)
+    for line in wrap_text(card.title, tf, x1 - x0 - 36)[:2]:
+        d.text((x0 + 18, y), line, font=tf, fill=TEXT, anchor="la")
+        y += line_height(tf)
+    y += 8
+    for label, text, band, col in (("✿", card.spring, SPRING_BAND, SPRING),
+                                   ("❄", card.winter, WINTER_BAND, WINTER)):
+        lines = wrap_text(text, font(21), x1 - x0 - 36 - 34)[:3]
+        h = len(lines) * line_height(font(21)) + 14
+        d.rounded_rectangle((x0 + 14, y, x1 - 14, y + h), radius=10, fill=band, outline=col,
+                            width=2)
+        text_center(d, (x0 + 32, y + 7 + line_height(font(21)) / 2), label, font(21, bold=True),
+                    col)
+        draw_wrapped(d, (x0 + 50, y + 7), text, font(21), TEXT, x1 - x0 - 36 - 34, max_lines=3)
+        y += h + 10
+
+
+def _objective_height(o: HandObjective, w: float) -> int:
+    return 20 + 34 + wrapped_h(o.text, font(21), w - 40) + (28 if o.places else 0) + 16
+
+
+def wrapped_h(text: str, fnt: Any, w: float) -> int:
+    return len(wrap_text(text, fnt, w)) * line_height(fnt)
+
+
+def draw(hand: Hand) -> Image.Image:
+    w = (WIDTH - 2 * MARGIN - CARD_GAP * (COLS - 1)) / COLS
+    header = 112
+    rows = [hand.cards[i:i + COLS] for i in range(0, len(hand.cards), COLS)]
+    heights = [max(_card_height(c, w) for c in row) for row in rows]
+    cards_h = sum(heights) + CARD_GAP * len(rows)
+    obj_w = WIDTH - 2 * MARGIN
+    obj_h = sum(_objective_height(o, obj_w) + 12 for o in hand.objectives)
+    obj_h = obj_h + 46 if hand.objectives else 0
+    empty_h = 90 if not hand.cards else 0
+    height = MARGIN + header + 16 + cards_h + empty_h + obj_h + MARGIN
+    img = new_canvas(WIDTH, height, BG)
+    d = ImageDraw.Draw(img)
+    # header: whose hand, and that it is private
+    box = (MARGIN, MARGIN, WIDTH - MARGIN, MARGIN + header)
+    rounded_panel(d, box, fill=PANEL, outline=GRID, radius=16)
+    fcol = {"spring": SPRING, "winter": WINTER}.get(hand.faction, (0xD9, 0xB8, 0xFF))
+    d.rounded_rectangle((MARGIN, MARGIN, MARGIN + 12, MARGIN + header), radius=6, fill=fcol)
+    if hand.seat is not None:
+        owner_marker(d, owner_style(hand.seat), (MARGIN + 48, MARGIN + 38), 20)
+    title = f"{hand.name}'s hand · {len(hand.cards)} Story card" + (
+        "" if len(hand.cards) == 1 else "s")
+    tf = fit_font(title, WIDTH - 2 * MARGIN - 120, 30, 18, bold=True)
+    text_left(d, (MARGIN + 80, MARGIN + 38), title, tf, TEXT)
+    sub = "Private: only you see this. Play a card by its number; " \
+          "✿ Spring side helps the Fairy Tales, ❄ Winter side the Soldiers."
+    if hand.note:
+        sub = hand.note + " · " + sub
+    draw_wrapped(d, (MARGIN + 30, MARGIN + 62), sub, font(19), MUTED, WIDTH - 2 * MARGIN - 60,
+                 max_lines=2)
+    y = MARGIN + header + 16
+    if not hand.cards:
+        text_center(d, (WIDTH / 2, y + 40), "No Story cards in hand.", font(24), DIM)
+        y += empty_h
+    for row, h in zip(rows, heights, strict=True):
+        for k, card in enumerate(row):
+            x = MARGIN + k * (w + CARD_GAP)
+            _draw_card(img, d, card, (x, y, x + w, y + h), hand.faction)
+        y += h + CARD_GAP
+    if hand.objectives:
+        text_left(d, (MARGIN + 4, y + 20), "Your secret Objective" +
+                  ("s" if len(hand.objectives) > 1 else ""), font(26, bold=True), TEXT)
+        y += 46
+        for o in hand.objectives:
+            oh = _objective_height(o, obj_w)
+            col = {"spring": SPRING, "winter": WINTER}.get(o.faction, GOLD)
+            rounded_panel(d, (MARGIN, y, WIDTH - MARGIN, y + oh), fill=PANEL, outline=col,
+                          radius=14, width=3)
+            text_left(d, (MARGIN + 20, y + 30), ellipsize(o.title, font(24, bold=True),
+                                                          obj_w - 240),
+                      font(24, bold=True), TEXT)
+            state = {"secret": "secret", "revealed": "revealed", "completed": "completed ✓"}
+            text_left(d, (WIDTH - MARGIN - 180, y + 30), state.get(o.state, o.state),
+                      font(20, bold=True), col)
+            yy = draw_wrapped(d, (MARGIN + 20, y + 52), o.text, font(21), MUTED, obj_w - 40)
+            if o.places:
+                text_left(d, (MARGIN + 20, yy + 12), o.places, font(20, bold=True), GOLD)
+            y += oh + 12
+    return img
+
+
+def render_hand(hand: Hand) -> bytes:
+    return to_png(draw(hand), max_colors=None)
+
+
+# --------------------------------------------------------------------------- from the view
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def hand_from_view(view: Any, names: Sequence[str] | None = None) -> Hand:
+    """The :class:`Hand` in a seat's view (``WinterView`` or its dict); the only adapter.
+
+    Objectives are the viewer's own (``seat`` matches); a public view yields no cards.
+    """
+    from engines.winter_tales.content import load_content
+
+    c = load_content()
+    seat = _get(view, "seat")
+    factions = list(_get(view, "factions", []) or [])
+    faction = str(factions[seat]) if seat is not None and seat < len(factions) else ""
+    cards = []
+    for cf in (_get(view, "hand") or []) if seat is not None else []:
+        cid = str(_get(cf, "id"))
+        spring, winter = str(_get(cf, "spring", "")), str(_get(cf, "winter", ""))
+        try:  # every caption the card prints, not just the first
+            sc = c.story_card(cid)
+            spring = " · ".join(sc.spring.captions)
+            winter = " · ".join(sc.winter.captions)
+        except ValueError:
+            pass
+        cards.append(HandCard(id=cid, title=str(_get(cf, "title", "")),
+                              image=str(_get(cf, "image", "")), spring=spring, winter=winter))
+    objectives = []
+    for o in _get(view, "objectives", []) or []:
+        if seat is None or _get(o, "seat") != seat:
+            continue
+        kind = str(_get(o, "kind", ""))
+        try:
+            ot = c.objective_type(kind)
+            text = ot.condition_text
+        except ValueError:
+            text = ""
+        locs = []
+        for loc in _get(o, "locations", []) or []:
+            try:
+                locs.append(c.map.space(str(loc)).name)
+            except ValueError:
+                locs.append(str(loc))
+        state = "completed" if _get(o, "completed") else (
+            "revealed" if _get(o, "revealed") else "secret")
+        objectives.append(HandObjective(title=str(_get(o, "title", kind)),
+                                        faction=str(_get(o, "faction", "")), text=text,
+                                        places=("Location: " if len(locs) == 1 else "Locations: ")
+                                        + " and ".join(locs) if locs else "", state=state))
+    name = "Your"
+    if seat is not None:
+        name = names[seat] if names and seat < len(names) and names[seat] else \
+            f"Player {owner_style(seat).letter}"
+    limit = c.setup.hand_limit
+    note = ""
+    if seat is not None and len(cards) > limit:
+        note = f"Over the hand limit: discard down to {limit} at the end of the activation"
+    return Hand(seat=seat, name=name, faction=faction, cards=cards, objectives=objectives,
+                limit=limit, note=note)
+
+
+def render(view: Any, names: Sequence[str] | None = None) -> bytes:
+    """PNG bytes of the hand in a seat's view (for that seat's DM or ephemeral only)."""
+    return render_hand(hand_from_view(view, names))

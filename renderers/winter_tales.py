@@ -1,0 +1,997 @@
+"""Winter Tales: the Wintertown board as one PNG, drawn from the PUBLIC view.
+
+Layout (1200 px wide; phones show it ~400 px wide, so type is 18-26 px): a
+banner (chapter, length, who acts and what is being decided); the map of
+Wintertown (8 Locations as boxes with their Quest and Power slots, the Squares
+as haloed circles joined by streets, the statue of Mangiafuoco in the middle);
+a strip with the Quests on the board and the running counts; the Memory Track
+(7 spaces, the Epilogue tile, the Objective icon on 2/4/6, each Memory in its
+Faction's colour, the Bookmark ribbon); then one row per player (faction,
+card and Objective COUNTS, characters ready / activated / incapacitated).
+
+Figures are tokens in their owner's colour with the owner's shape and letter
+(never colour alone), on a black base for Fairy Tales and a white base for
+Soldiers as in the box; an incapacitated figure is greyed and tipped over.
+The expensive part of the map (night sky, snow, streets, Squares, statue) is
+drawn once and cached. The picture is built by :func:`picture_from_view`, the
+one adapter between the engine's view and this module; nothing here reads a
+hand or an Objective face, so a seat's private view draws the same as the public.
+
+>>> pic = picture_from_view({"players": 3, "chapter": 1, "length": 3,
+...                          "factions": ["spring", "winter", "writer"]})
+>>> len(render_picture(pic)) > 10_000
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from PIL import Image, ImageDraw
+
+from engines.winter_tales.content import WinterContent, load_content
+from renderers.common import (
+    BG,
+    DIM,
+    GOLD,
+    GOLD_DARK,
+    GOOD,
+    GRID,
+    HIGHLIGHT,
+    INK,
+    MUTED,
+    PANEL,
+    PANEL_HI,
+    TEXT,
+    WARN,
+    Box,
+    Color,
+    Point,
+    badge,
+    draw_shape,
+    ellipsize,
+    fit_font,
+    font,
+    mix,
+    new_canvas,
+    owner_marker,
+    owner_style,
+    rounded_panel,
+    text_center,
+    text_left,
+    to_png,
+    wrap_text,
+)
+
+WIDTH = 1200
+MARGIN = 24
+MAP_H = 900
+MAP_PAD_X = 132
+MAP_PAD_Y = 84
+LOC_W = 264
+LOC_HEAD = 36
+ITEM_W = 120
+ITEM_H = 38
+ITEM_GAP = 6
+SQUARE_R = 26
+STATUE_R = 40
+TRACK_H = 196
+SEAT_ROW_H = 96
+
+# Faction colours: Memories, Quest counters, faction pills. Bright enough on dark grey,
+# and never the only cue (each also has its glyph: a flower for Spring, a snowflake for Winter).
+SPRING: Color = (0x8B, 0xD8, 0x6E)
+WINTER: Color = (0x9C, 0xCB, 0xFF)
+WRITER: Color = (0xD9, 0xB8, 0xFF)
+NEUTRAL_MEM: Color = (0xB8, 0xBB, 0xC2)
+GLYPH = {"spring": "✿", "winter": "❄", "writer": "✎", None: "◇"}
+FACTION_COLOR: dict[str | None, Color] = {
+    "spring": SPRING, "winter": WINTER, "writer": WRITER, None: NEUTRAL_MEM,
+}
+FACTION_LABEL = {"spring": "Spring", "winter": "Winter", "writer": "Writer"}
+
+NIGHT: Color = (0x21, 0x28, 0x3D)
+STREET: Color = (0x6B, 0x74, 0x8C)
+STREET_EDGE: Color = (0x3A, 0x40, 0x52)
+SQUARE_FILL: Color = (0x45, 0x4D, 0x63)
+LOC_FILL: Color = (0x33, 0x3A, 0x50)
+LOC_EDGE: Color = (0x8A, 0x93, 0xAD)
+SNOW: Color = (0xE8, 0xEE, 0xF8)
+BOOKMARK: Color = (0xE0, 0x4F, 0x5F)
+
+# Short figure labels that fit a token at a readable size (display only).
+SHORT = {
+    "alice": "Alice", "pinocchio": "Pinocchio", "scarecrow": "Scarecrow",
+    "grandma_dorothy": "Dorothy", "tin_man": "Tin Man", "grumpy": "Grumpy",
+    "little_match_girl": "Match Girl", "mangiafuoco": "Mangiaf.", "wolf": "Wolf",
+    "fox_and_cat": "Fox & Cat", "snow_white": "Snow White", "white_rabbit": "W. Rabbit",
+    "candlewick": "Candlewick", "mad_hatter": "Mad Hatter",
+}
+QUEST_SHORT = {
+    "a_new_hope": "New Hope", "love_that_melts_the_snow": "Love", "the_safe_house": "Safe House",
+    "the_great_artefact": "Artefact", "freezing_horror": "Horror",
+    "winter_propaganda": "Propaganda", "armed_retaliation": "Retaliation",
+}
+
+
+# --------------------------------------------------------------------------- the picture model
+
+
+@dataclass(frozen=True)
+class Fig:
+    """A character as the board shows it."""
+
+    id: str
+    name: str
+    faction: str
+    owner: int | None
+    space: str | None
+    ready: bool = True
+    incapacitated: bool = False
+    removed: bool = False
+
+
+@dataclass(frozen=True)
+class QuestMark:
+    counter: str
+    quest: str
+    faction: str
+    space: str | None
+    carrier: str | None = None
+
+
+@dataclass(frozen=True)
+class PowerMark:
+    counter: str
+    quest: str
+    faction: str
+    holder: int
+    characters: tuple[str, ...] = ()
+    location: str | None = None
+
+
+@dataclass(frozen=True)
+class MemoryCell:
+    slot: int
+    source: str  # quest | objective
+    title: str
+    faction: str | None
+    card: str
+    counter: str | None = None
+    counter_faction: str | None = None
+
+
+@dataclass
+class Picture:
+    """Everything the board shows, already taken out of the view."""
+
+    players: int
+    names: list[str]
+    factions: list[str]
+    chapter: int = 0
+    length: int = 3
+    epilogue_space: int = 4
+    phase: str = ""
+    decision: str = ""
+    acting: int | None = None
+    to_act: list[int] = field(default_factory=list)
+    arbiter: int | None = None
+    figures: list[Fig] = field(default_factory=list)
+    quests: list[QuestMark] = field(default_factory=list)
+    ongoing: str | None = None
+    ongoing_count: dict[str, int] | None = None
+    memories: list[MemoryCell] = field(default_factory=list)
+    bookmark: int | None = None
+    powers: list[PowerMark] = field(default_factory=list)
+    hand_counts: list[int] = field(default_factory=list)
+    objective_counts: list[int] = field(default_factory=list)
+    revealed_objectives: list[tuple[int, str]] = field(default_factory=list)
+    deck_count: int = 0
+    discard_count: int = 0
+    trap_hidden_count: int | None = None
+    epilogue_count: dict[str, int] | None = None
+    winner: str | None = None
+    final: dict[str, int] | None = None
+
+    def name(self, seat: int | None) -> str:
+        if seat is None:
+            return "nobody"
+        if 0 <= seat < len(self.names) and self.names[seat]:
+            return self.names[seat]
+        return f"Player {owner_style(seat).letter}"
+
+
+# --------------------------------------------------------------------------- geometry
+
+
+def _faction_of(pic: Picture, seat: int) -> str:
+    return pic.factions[seat] if 0 <= seat < len(pic.factions) else ""
+
+
+@lru_cache(maxsize=1)
+def _content() -> WinterContent:
+    return load_content()
+
+
+@lru_cache(maxsize=1)
+def node_positions() -> dict[str, Point]:
+    """Pixel centre of every space inside the map box (origin at the map's top-left)."""
+    spaces = _content().map.spaces
+    xs = [s.x for s in spaces]
+    ys = [s.y for s in spaces]
+    x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
+    w = WIDTH - 2 * MARGIN - 2 * MAP_PAD_X
+    h = MAP_H - 2 * MAP_PAD_Y
+    return {
+        s.id: (MAP_PAD_X + (s.x - x0) / max(1e-9, x1 - x0) * w,
+               MAP_PAD_Y + (s.y - y0) / max(1e-9, y1 - y0) * h)
+        for s in spaces
+    }
+
+
+def _seeded(key: str) -> int:
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
+
+
+def _draw_statue(d: ImageDraw.ImageDraw, c: Point, r: float) -> None:
+    """Mangiafuoco's statue: a pedestal and a heavy silhouette with a raised arm."""
+    x, y = c
+    stone = (0xC9, 0xCE, 0xD9)
+    shade = (0x8D, 0x93, 0xA3)
+    d.rectangle((x - r * 0.5, y + r * 0.38, x + r * 0.5, y + r * 0.62), fill=shade)
+    d.rectangle((x - r * 0.36, y + r * 0.1, x + r * 0.36, y + r * 0.4), fill=stone)
+    d.polygon([(x - r * 0.26, y + r * 0.1), (x + r * 0.26, y + r * 0.1),
+               (x + r * 0.2, y - r * 0.34), (x - r * 0.2, y - r * 0.34)], fill=stone)
+    d.ellipse((x - r * 0.15, y - r * 0.62, x + r * 0.15, y - r * 0.32), fill=stone)
+    d.line((x + r * 0.18, y - r * 0.28, x + r * 0.42, y - r * 0.7), fill=stone,
+           width=max(3, round(r * 0.12)))
+    d.polygon([(x - r * 0.2, y - r * 0.3), (x - r * 0.02, y - r * 0.02),
+               (x - r * 0.16, y - r * 0.02)], fill=shade)  # the beard
+
+
+@lru_cache(maxsize=1)
+def static_map() -> Image.Image:
+    """The unchanging map: night sky, falling snow, streets, Squares and the statue.
+
+    Drawn once per process (it is the same for every table); each render pastes a copy.
+    """
+    w, h = WIDTH - 2 * MARGIN, MAP_H
+    # one flat night colour: a gradient would band in the 256-colour PNG
+    img = Image.new("RGB", (w, h), NIGHT)
+    d = ImageDraw.Draw(img)
+    rnd = _seeded("wintertown")
+    for _ in range(260):  # snowflakes and stars, fixed by a seed so the map never flickers
+        rnd = (rnd * 6364136223846793005 + 1442695040888963407) % 2**64
+        x = (rnd >> 16) % w
+        y = (rnd >> 32) % h
+        s = 1 + (rnd >> 48) % 3
+        col = mix(NIGHT, SNOW, 0.25 + 0.12 * s)
+        d.ellipse((x - s, y - s, x + s, y + s), fill=col)
+    pos = node_positions()
+    m = _content().map
+    for a, b in m.edges:
+        d.line((pos[a], pos[b]), fill=STREET_EDGE, width=16)
+    for a, b in m.edges:
+        d.line((pos[a], pos[b]), fill=STREET, width=8)
+        # cobbles: a dotted centre line
+        (ax, ay), (bx, by) = pos[a], pos[b]
+        n = max(2, int(math.dist(pos[a], pos[b]) // 22))
+        for i in range(1, n):
+            t = i / n
+            cx, cy = ax + (bx - ax) * t, ay + (by - ay) * t
+            d.ellipse((cx - 1.5, cy - 1.5, cx + 1.5, cy + 1.5), fill=STREET_EDGE)
+    label = font(17, bold=True)
+    for s in m.squares:
+        x, y = pos[s.id]
+        r = STATUE_R if s.statue else SQUARE_R
+        d.ellipse((x - r - 7, y - r - 7, x + r + 7, y + r + 7), fill=mix(STREET, SNOW, 0.35))
+        d.ellipse((x - r - 3, y - r - 3, x + r + 3, y + r + 3), fill=STREET_EDGE)
+        d.ellipse((x - r, y - r, x + r, y + r), fill=SQUARE_FILL)
+        if s.statue:
+            _draw_statue(d, (x, y), r)
+        name = s.name.replace(" Square", "").replace("'", "’")
+        ly = y + r + 18
+        text_center(d, (x, ly), name, label, mix(MUTED, SNOW, 0.3), stroke=3,
+                    stroke_fill=NIGHT)
+    text_center(d, (w - 150, h - 24), "Wintertown", font(24, bold=True),
+                mix(NIGHT, SNOW, 0.35))
+    return img
+
+
+# --------------------------------------------------------------------------- pieces
+
+
+def _short(fig_id: str) -> str:
+    if fig_id in SHORT:
+        return SHORT[fig_id]
+    try:
+        return _content().character(fig_id).name
+    except ValueError:
+        return fig_id
+
+
+def _token_image(pic: Picture, fig: Fig, powered: bool) -> Image.Image:
+    """One figure token on a transparent tile (so it can be tipped over when down)."""
+    tile = Image.new("RGBA", (ITEM_W + 8, ITEM_H + 8), (0, 0, 0, 0))
+    d = ImageDraw.Draw(tile)
+    style = owner_style(fig.owner if fig.owner is not None else 0)
+    fill = style.color if fig.owner is not None else DIM
+    if fig.incapacitated:
+        fill = mix(fill, BG, 0.55)
+    box = (4, 4, 4 + ITEM_W, 4 + ITEM_H)
+    base = INK if fig.faction == "spring" else SNOW  # black base: Fairy Tale; white: Soldier
+    d.rounded_rectangle(box, radius=10, fill=fill, outline=base, width=3)
+    d.rectangle((12, 4 + ITEM_H - 7, 4 + ITEM_W - 8, 4 + ITEM_H - 3), fill=base)
+    if fig.owner is not None:
+        owner_marker(d, style, (21, 4 + ITEM_H / 2 - 2), 11)
+    ink = TEXT if fig.incapacitated else style.ink
+    label = _short(fig.id)
+    fnt = fit_font(label, ITEM_W - 34, 18, 12, bold=True)
+    text_left(d, (35, 4 + ITEM_H / 2 - 2), label, fnt, ink)
+    if powered:
+        draw_shape(d, "star", (ITEM_W - 2, 10), 8, fill=GOLD, outline=INK, width=1)
+    if fig.incapacitated:
+        tile = tile.rotate(12, resample=Image.Resampling.BICUBIC, expand=True)
+        d = ImageDraw.Draw(tile)
+        cx, cy = tile.width - 16, 14
+        d.ellipse((cx - 12, cy - 12, cx + 12, cy + 12), fill=WARN, outline=INK, width=2)
+        text_center(d, (cx, cy), "✕", font(15, bold=True), TEXT)
+    return tile
+
+
+def _quest_chip(d: ImageDraw.ImageDraw, q: QuestMark, box: Box, ongoing: bool,
+                label: str | None = None) -> None:
+    col = FACTION_COLOR.get(q.faction, NEUTRAL_MEM)
+    x0, y0, x1, y1 = box
+    d.rounded_rectangle(box, radius=(y1 - y0) / 2, fill=col,
+                        outline=GOLD if ongoing else INK, width=4 if ongoing else 2)
+    text = label or QUEST_SHORT.get(q.quest, q.quest)
+    fnt = fit_font(f"{GLYPH.get(q.faction, '')} {text}", x1 - x0 - 14 - (22 if ongoing else 0),
+                   17, 11, bold=True)
+    tx = x0 + 9
+    text_left(d, (tx, (y0 + y1) / 2), f"{GLYPH.get(q.faction, '')} {text}", fnt, INK)
+    if ongoing:
+        _pawn(d, (x1 - 14, (y0 + y1) / 2 + 1), 13)
+
+
+def _pawn(d: ImageDraw.ImageDraw, c: Point, r: float) -> None:
+    """The Ongoing Quest pawn: a gold pawn with a dark outline."""
+    x, y = c
+    d.polygon([(x - r * 0.8, y + r), (x + r * 0.8, y + r), (x + r * 0.35, y - r * 0.1),
+               (x - r * 0.35, y - r * 0.1)], fill=GOLD, outline=INK)
+    d.ellipse((x - r * 0.5, y - r * 1.0, x + r * 0.5, y), fill=GOLD, outline=INK, width=2)
+
+
+def _power_slot(d: ImageDraw.ImageDraw, c: Point, power: PowerMark | None) -> None:
+    x, y = c
+    r = 14
+    if power is None:
+        d.ellipse((x - r, y - r, x + r, y + r), outline=mix(LOC_EDGE, LOC_FILL, 0.3), width=2)
+        return
+    col = FACTION_COLOR.get(power.faction, GOLD)
+    d.ellipse((x - r - 2, y - r - 2, x + r + 2, y + r + 2), fill=col, outline=INK, width=2)
+    draw_shape(d, "star", (x, y), r * 0.72, fill=INK)
+
+
+# --------------------------------------------------------------------------- the map
+
+
+def _space_items(pic: Picture) -> dict[str, list[Any]]:
+    """What stands in each space, in drawing order: Quest counters first, then figures."""
+    items: dict[str, list[Any]] = {}
+    figs = {f.id: f for f in pic.figures}
+    for q in pic.quests:
+        if q.carrier is None and q.space is not None:
+            items.setdefault(q.space, []).append(q)
+    for f in sorted(pic.figures, key=lambda f: (f.owner if f.owner is not None else 99, f.id)):
+        if f.space is not None and not f.removed:
+            items.setdefault(f.space, []).append(f)
+    # a carried Quest counter sits right after its carrier figure
+    for q in pic.quests:
+        if q.carrier is not None and q.carrier in figs and figs[q.carrier].space is not None:
+            lst = items.setdefault(figs[q.carrier].space or "", [])
+            idx = next((i for i, it in enumerate(lst) if getattr(it, "id", None) == q.carrier),
+                       len(lst) - 1)
+            lst.insert(idx + 1, q)
+    return items
+
+
+def _draw_item(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture, item: Any,
+               top_left: Point, powered: set[str]) -> None:
+    x, y = top_left
+    if isinstance(item, QuestMark):
+        label = None
+        if item.carrier is not None:
+            label = f"{QUEST_SHORT.get(item.quest, item.quest)} ▲"
+        _quest_chip(d, item, (x, y + 2, x + ITEM_W, y + ITEM_H - 2), item.counter == pic.ongoing,
+                    label)
+        return
+    tile = _token_image(pic, item, item.id in powered)
+    ox = x - 4 - (tile.width - ITEM_W - 8) / 2
+    oy = y - 4 - (tile.height - ITEM_H - 8) / 2
+    img.paste(tile, (round(ox), round(oy)), tile)
+
+
+def _location_name(d: ImageDraw.ImageDraw, name: str, left_middle: Point, width: float) -> None:
+    """A Location's name on its header: one line when it fits at 19 px or more, else the
+    name split over two lines (never cut: players type these names)."""
+    fnt = fit_font(name, width, 22, 19, bold=True)
+    if fnt.getlength(name) <= width:
+        text_left(d, left_middle, name, fnt, TEXT)
+        return
+    words = name.split()
+    best = (1e9, name, "")
+    for k in range(1, len(words)):
+        a, b = " ".join(words[:k]), " ".join(words[k:])
+        f = font(17, bold=True)
+        w = max(f.getlength(a), f.getlength(b))
+        if w < best[0]:
+            best = (w, a, b)
+    x, y = left_middle
+    f = fit_font(max(best[1], best[2], key=len), width, 17, 12, bold=True)
+    text_left(d, (x, y - 9), best[1], f, TEXT)
+    text_left(d, (x, y + 10), best[2], f, TEXT)
+
+
+def _draw_locations(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture, ox: float,
+                    oy: float, items: dict[str, list[Any]], powered: set[str]) -> None:
+    pos = node_positions()
+    powers_at = {p.location: p for p in pic.powers if p.location}
+    active_space = next((_quest_space(pic, q) for q in pic.quests if q.counter == pic.ongoing),
+                        None)
+    for loc in _content().map.locations:
+        cx, cy = pos[loc.id]
+        cx += ox
+        cy += oy
+        its = items.get(loc.id, [])
+        rows = max(2, math.ceil(len(its) / 2))
+        h = LOC_HEAD + rows * (ITEM_H + ITEM_GAP) + 8
+        top = cy - (LOC_HEAD + 2 * (ITEM_H + ITEM_GAP) + 8) / 2
+        if cy > oy + MAP_H / 2 + 10:  # lower half: grow upwards, away from the map's edge
+            top = top + (LOC_HEAD + 2 * (ITEM_H + ITEM_GAP) + 8) - h
+        box = (cx - LOC_W / 2, top, cx + LOC_W / 2, top + h)
+        hot = active_space == loc.id
+        rounded_panel(d, box, fill=LOC_FILL, outline=GOLD if hot else LOC_EDGE, radius=14,
+                      width=4 if hot else 3)
+        d.rounded_rectangle((box[0] + 3, box[1] + 3, box[2] - 3, box[1] + LOC_HEAD),
+                            radius=11, fill=mix(LOC_FILL, SNOW, 0.12))
+        _location_name(d, loc.name, (box[0] + 12, box[1] + LOC_HEAD / 2 + 2), LOC_W - 50)
+        _power_slot(d, (box[2] - 22, box[1] + LOC_HEAD / 2 + 2), powers_at.get(loc.id))
+        for i, it in enumerate(its):
+            col, row = i % 2, i // 2
+            x = box[0] + 8 + col * (ITEM_W + 8)
+            y = box[1] + LOC_HEAD + 6 + row * (ITEM_H + ITEM_GAP)
+            _draw_item(img, d, pic, it, (x, y), powered)
+
+
+def _draw_square_items(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture, ox: float,
+                       oy: float, items: dict[str, list[Any]], powered: set[str]) -> None:
+    pos = node_positions()
+    mx, my = (WIDTH - 2 * MARGIN) / 2, MAP_H / 2
+    for sq in _content().map.squares:
+        its = items.get(sq.id, [])
+        if not its:
+            continue
+        x, y = pos[sq.id]
+        r = STATUE_R if sq.statue else SQUARE_R
+        dx, dy = mx - x, my - y
+        n = len(its)
+        col_h = n * ITEM_H + (n - 1) * ITEM_GAP
+        if abs(dx) < 5 or abs(dx) >= abs(dy):  # to the side facing the middle of town
+            left = x + r + 12 if dx >= -5 else x - r - 12 - ITEM_W
+            tops = [y - col_h / 2 + k * (ITEM_H + ITEM_GAP) for k in range(n)]
+            places = [(left, t) for t in tops]
+        else:  # top/bottom ring: a row under/over the name, towards the middle
+            row_w = n * ITEM_W + (n - 1) * 6
+            start = y + r + 34 if dy > 0 else y - r - 12 - ITEM_H
+            places = [(x - row_w / 2 + k * (ITEM_W + 6), start) for k in range(n)]
+        # a faint tray under the group so it reads as "in this Square"
+        x0 = min(p[0] for p in places) - 5
+        y0 = min(p[1] for p in places) - 5
+        x1 = max(p[0] for p in places) + ITEM_W + 5
+        y1 = max(p[1] for p in places) + ITEM_H + 5
+        d.rounded_rectangle((x0 + ox, y0 + oy, x1 + ox, y1 + oy), radius=10,
+                            fill=mix(NIGHT, SQUARE_FILL, 0.6), outline=STREET, width=2)
+        for it, (px, py) in zip(its, places, strict=True):
+            _draw_item(img, d, pic, it, (px + ox, py + oy), powered)
+
+
+def _quest_space(pic: Picture, counter: str | None) -> str | None:
+    for q in pic.quests:
+        if q.counter == counter:
+            if q.carrier is not None:
+                f = next((f for f in pic.figures if f.id == q.carrier), None)
+                return f.space if f else None
+            return q.space
+    return None
+
+
+def _draw_map(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture, top: float) -> float:
+    img.paste(static_map(), (MARGIN, round(top)))
+    d.rounded_rectangle((MARGIN, top, WIDTH - MARGIN, top + MAP_H), radius=18, outline=GRID,
+                        width=3)
+    items = _space_items(pic)
+    powered = {c for p in pic.powers for c in p.characters}
+    _draw_square_items(img, d, pic, MARGIN, top, items, powered)
+    _draw_locations(img, d, pic, MARGIN, top, items, powered)
+    return top + MAP_H
+
+
+# --------------------------------------------------------------------------- banner & strips
+
+
+def _status(pic: Picture) -> tuple[str, str, Color]:
+    made = sum(1 for m in pic.memories if m.slot < pic.epilogue_space)
+    head = f"Winter Tales · Chapter {pic.chapter} · Memories {made}/{pic.length}"
+    if pic.winner is not None:
+        score = ""
+        if pic.final:
+            score = " · " + " · ".join(f"{FACTION_LABEL.get(k, k.title())} {v}"
+                                       for k, v in pic.final.items())
+        who = {"spring": "Spring wins", "winter": "Winter wins", "writer": "The Writer wins",
+               "none": "Nobody wins"}.get(pic.winner, f"{pic.winner} wins")
+        return f"The story is told: {who}", head.replace("Winter Tales · ", "") + score, GOOD
+    if pic.phase == "epilogue" or pic.epilogue_count is not None:
+        return head, "The Epilogue: " + _counts_text(pic.epilogue_count or {}), GOLD
+    acting = ""
+    if pic.acting is not None:
+        fac = FACTION_LABEL.get(_faction_of(pic, pic.acting), "?")
+        acting = f"Acting: {pic.name(pic.acting)} ({fac})"
+    waiting = ""
+    if pic.to_act and pic.to_act != [pic.acting]:
+        waiting = "Waiting for " + ", ".join(pic.name(s) for s in pic.to_act[:3])
+        if len(pic.to_act) > 3:
+            waiting += f" +{len(pic.to_act) - 3}"
+    second = " · ".join(p for p in (acting, waiting) if p) or pic.decision or pic.phase
+    return head, second, GOLD
+
+
+def _counts_text(counts: dict[str, int]) -> str:
+    return (f"Spring {counts.get('spring', 0)} · Winter {counts.get('winter', 0)}")
+
+
+def _draw_banner(d: ImageDraw.ImageDraw, pic: Picture, box: Box) -> None:
+    x0, y0, x1, y1 = box
+    rounded_panel(d, box, fill=PANEL, outline=GRID, radius=16)
+    head, second, accent = _status(pic)
+    d.rounded_rectangle((x0, y0, x0 + 12, y1), radius=6, fill=accent)
+    text_left(d, (x0 + 30, y0 + 32), ellipsize(head, font(28, bold=True), x1 - x0 - 60),
+              font(28, bold=True), TEXT)
+    f2 = font(23)
+    lines = wrap_text(second, f2, x1 - x0 - 60)[:1]
+    if pic.decision and pic.winner is None and pic.decision not in second:
+        lines += wrap_text(pic.decision, font(21), x1 - x0 - 60)[:1]
+    y = y0 + 66
+    for i, line in enumerate(lines):
+        text_left(d, (x0 + 30, y), ellipsize(line, f2 if i == 0 else font(21), x1 - x0 - 60),
+                  f2 if i == 0 else font(21), MUTED)
+        y += 28
+
+
+def _quest_line(pic: Picture, q: QuestMark) -> str:
+    name = _quest_name(q.quest)
+    where_id = _quest_space(pic, q.counter)
+    where = _space_name(where_id) if where_id else "off the map"
+    if q.carrier is not None:
+        where = f"under {_short(q.carrier)}, {where}"
+    return f"{name}: {where}"
+
+
+def _quest_name(quest: str) -> str:
+    try:
+        return _content().quest(quest).name
+    except ValueError:
+        return quest
+
+
+def _space_name(space: str) -> str:
+    try:
+        return _content().map.space(space).name
+    except ValueError:
+        return space
+
+
+def _quest_strip_height(pic: Picture) -> int:
+    rows = max(1, len(pic.quests))
+    extra = 1 if (pic.ongoing and pic.ongoing_count) or pic.trap_hidden_count is not None else 0
+    return 52 + (rows + extra) * 40
+
+
+def _draw_quest_strip(d: ImageDraw.ImageDraw, pic: Picture, top: float) -> float:
+    h = _quest_strip_height(pic)
+    box = (MARGIN, top, WIDTH - MARGIN, top + h)
+    rounded_panel(d, box, fill=PANEL, outline=GRID, radius=14)
+    text_left(d, (MARGIN + 18, top + 26), "Quests on the board", font(22, bold=True), TEXT)
+    text_left(d, (MARGIN + 300, top + 26),
+              f"Story deck {pic.deck_count} · discard {pic.discard_count}", font(19), MUTED)
+    y = top + 62
+    if not pic.quests:
+        text_left(d, (MARGIN + 18, y), "No Quest counter on the board.", font(20), DIM)
+    for i, q in enumerate(pic.quests):
+        x = MARGIN + 18
+        yy = y + i * 40
+        ongoing = q.counter == pic.ongoing
+        _quest_chip(d, q, (x, yy - 17, x + 150, yy + 17), ongoing)
+        line = _quest_line(pic, q) + ("  (the Ongoing Quest)" if ongoing else "")
+        text_left(d, (x + 164, yy), ellipsize(line, font(21), WIDTH - 2 * MARGIN - 200),
+                  font(21), TEXT)
+    yy = y + max(1, len(pic.quests)) * 40
+    bits = []
+    if pic.ongoing and pic.ongoing_count:
+        bits.append(f"Ongoing Quest count: {_counts_text(pic.ongoing_count)}")
+    if pic.trap_hidden_count is not None:
+        bits.append(f"Trap: {pic.trap_hidden_count} card(s) hidden under the character")
+    if bits:
+        text_left(d, (MARGIN + 18, yy), ellipsize("   ·   ".join(bits), font(21, bold=True),
+                                                  WIDTH - 2 * MARGIN - 36),
+                  font(21, bold=True), GOLD)
+    return top + h
+
+
+def _objective_icon(d: ImageDraw.ImageDraw, c: Point, r: float, fill: Color = GOLD) -> None:
+    """The Objective icon of the Memory Track: a small target."""
+    x, y = c
+    d.ellipse((x - r, y - r, x + r, y + r), fill=INK, outline=fill, width=max(2, round(r / 4)))
+    d.ellipse((x - r * 0.45, y - r * 0.45, x + r * 0.45, y + r * 0.45), fill=fill)
+
+
+def _bookmark(d: ImageDraw.ImageDraw, x: float, y: float, h: float = 46) -> None:
+    """The Bookmark: a red ribbon hanging down with a notched tail."""
+    w = 22
+    d.polygon([(x, y), (x + w, y), (x + w, y + h), (x + w / 2, y + h - 9), (x, y + h)],
+              fill=BOOKMARK, outline=INK)
+
+
+def _draw_track(d: ImageDraw.ImageDraw, img: Image.Image, pic: Picture, top: float) -> float:
+    box = (MARGIN, top, WIDTH - MARGIN, top + TRACK_H)
+    rounded_panel(d, box, fill=PANEL, outline=GRID, radius=14)
+    text_left(d, (MARGIN + 18, top + 24), "Memory Track", font(22, bold=True), TEXT)
+    legend_x = MARGIN + 210
+    _objective_icon(d, (legend_x, top + 24), 9)
+    text_left(d, (legend_x + 16, top + 24), "Objective space", font(18), MUTED)
+    _bookmark(d, legend_x + 190, top + 12, 24)
+    text_left(d, (legend_x + 220, top + 24), "Bookmark", font(18), MUTED)
+    track = _content().memory_track
+    n = len(track.spaces) + 1  # 7 spaces and the Epilogue's place beyond them
+    gap = 8
+    x0 = MARGIN + 14
+    cw = (WIDTH - 2 * MARGIN - 28 - gap * (n - 1)) / n
+    cy0 = top + 46
+    cy1 = top + TRACK_H - 14
+    icon_slots = set(track.objective_spaces)
+    by_slot = {m.slot: m for m in pic.memories}
+    for i in range(1, n + 1):
+        cx = x0 + (i - 1) * (cw + gap)
+        cell = (cx, cy0, cx + cw, cy1)
+        mem = by_slot.get(i)
+        if i == pic.epilogue_space and mem is None:
+            _epilogue_tile(d, cell)
+        elif i > pic.epilogue_space and mem is None:
+            rounded_panel(d, cell, fill=mix(PANEL, BG, 0.5), outline=mix(GRID, PANEL, 0.5),
+                          radius=10, width=2)
+            text_center(d, ((cell[0] + cell[2]) / 2, (cell[1] + cell[3]) / 2), "—",
+                        font(22), DIM)
+        elif mem is None:
+            rounded_panel(d, cell, fill=PANEL_HI, outline=GRID, radius=10, width=2)
+            text_center(d, ((cell[0] + cell[2]) / 2, (cell[1] + cell[3]) / 2 + 8), "empty",
+                        font(17), DIM)
+        else:
+            _memory_card(d, img, mem, cell)
+        text_left(d, (cx + 8, cy0 + 15), str(i), font(18, bold=True),
+                  INK if mem is not None or i == pic.epilogue_space else MUTED)
+        if i in icon_slots:
+            _objective_icon(d, (cx + cw - 16, cy0 + 16), 10)
+        if pic.bookmark == i:
+            _bookmark(d, cx + cw / 2 - 11, cy0 - 8, 40)
+    return top + TRACK_H
+
+
+def _epilogue_tile(d: ImageDraw.ImageDraw, cell: Box) -> None:
+    rounded_panel(d, cell, fill=GOLD, outline=HIGHLIGHT, radius=10, width=3)
+    cx = (cell[0] + cell[2]) / 2
+    cy = (cell[1] + cell[3]) / 2
+    fnt = fit_font("Epilogue", cell[2] - cell[0] - 12, 22, 12, bold=True)
+    text_center(d, (cx, cy - 4), "Epilogue", fnt, INK)
+    text_center(d, (cx, cy + 26), "❦", font(26, bold=True), GOLD_DARK)
+
+
+def _memory_card(d: ImageDraw.ImageDraw, img: Image.Image, mem: MemoryCell, cell: Box) -> None:
+    from renderers.winter_hand import card_art  # a late import: the art lives with the hand
+
+    col = FACTION_COLOR.get(mem.faction, NEUTRAL_MEM)
+    rounded_panel(d, cell, fill=col, outline=HIGHLIGHT, radius=10, width=2)
+    x0, y0, x1, y1 = cell
+    art_box = (round(x0 + 6), round(y0 + 30), round(x1 - 6), round(y0 + 30 + (y1 - y0) * 0.42))
+    if mem.source == "quest" and mem.card.startswith("story"):
+        art = card_art(mem.card, art_box[2] - art_box[0], art_box[3] - art_box[1],
+                       mem.faction)
+        img.paste(art, art_box[:2])
+    else:  # neutral and Objective Memories carry no picture
+        d.rectangle(art_box, fill=mix(col, INK, 0.25))
+        text_center(d, ((art_box[0] + art_box[2]) / 2, (art_box[1] + art_box[3]) / 2),
+                    "◎" if mem.source == "objective" else "◇", font(30, bold=True),
+                    mix(col, TEXT, 0.5))
+    fnt = font(15, bold=True)
+    lines = wrap_text(mem.title, fnt, x1 - x0 - 10)[:2]
+    y = art_box[3] + 13
+    for line in lines:
+        text_center(d, ((x0 + x1) / 2, y), ellipsize(line, fnt, x1 - x0 - 10), fnt, INK)
+        y += 18
+    if mem.counter_faction is not None:  # the Quest counter on its Memory
+        ccol = FACTION_COLOR.get(mem.counter_faction, NEUTRAL_MEM)
+        c = (x1 - 18, y1 - 18)
+        draw_shape(d, "hexagon", c, 14, fill=ccol, outline=INK, width=2)
+        text_center(d, c, GLYPH.get(mem.counter_faction, ""), font(14, bold=True), INK)
+
+
+# --------------------------------------------------------------------------- players
+
+
+def _seat_rows_height(pic: Picture) -> int:
+    return 50 + pic.players * (SEAT_ROW_H + 8)
+
+
+def _card_back(d: ImageDraw.ImageDraw, c: Point, count: int, label: str = "") -> None:
+    x, y = c
+    for k in (2, 1, 0):
+        off = k * 4
+        d.rounded_rectangle((x - 15 + off, y - 20 - off, x + 15 + off, y + 20 - off), radius=5,
+                            fill=mix((0x4B, 0x3F, 0x72), TEXT, 0.08 * k), outline=INK, width=2)
+    text_center(d, (x, y), str(count), font(20, bold=True), TEXT)
+    if label:
+        text_left(d, (x + 30, y), label, font(18), MUTED)
+
+
+def _draw_seats(d: ImageDraw.ImageDraw, pic: Picture, top: float) -> float:
+    h = _seat_rows_height(pic)
+    box = (MARGIN, top, WIDTH - MARGIN, top + h)
+    rounded_panel(d, box, fill=PANEL, outline=GRID, radius=14)
+    text_left(d, (MARGIN + 18, top + 25), "Players", font(22, bold=True), TEXT)
+    text_left(d, (MARGIN + 130, top + 25),
+              "ready = bright · activated = dim, flipped · ✕ = incapacitated", font(18), MUTED)
+    figs_by_owner: dict[int, list[Fig]] = {}
+    for f in pic.figures:
+        if f.owner is not None:
+            figs_by_owner.setdefault(f.owner, []).append(f)
+    powers_by_holder: dict[int, list[PowerMark]] = {}
+    for p in pic.powers:
+        powers_by_holder.setdefault(p.holder, []).append(p)
+    seats = list(range(pic.players))
+    y = top + 50
+    for seat in seats:
+        row = (MARGIN + 10, y, WIDTH - MARGIN - 10, y + SEAT_ROW_H)
+        acting = seat == pic.acting
+        waiting = seat in pic.to_act
+        rounded_panel(d, row, fill=PANEL_HI if acting else mix(PANEL, PANEL_HI, 0.4),
+                      outline=GOLD if waiting else None, radius=12, width=3)
+        style = owner_style(seat)
+        owner_marker(d, style, (row[0] + 30, y + 28), 18)
+        fac = _faction_of(pic, seat)
+        name_font = font(24, bold=True)
+        name = ellipsize(pic.name(seat), name_font, 300)
+        nb = text_left(d, (row[0] + 58, y + 28), name, name_font, TEXT)
+        x = nb[2] + 12
+        if fac:
+            b = badge(d, (x, y + 28), f"{GLYPH.get(fac, '')} {FACTION_LABEL.get(fac, fac)}",
+                      font(18, bold=True), FACTION_COLOR.get(fac, NEUTRAL_MEM))
+            x = b[2] + 8
+        if seat == pic.arbiter:
+            b = badge(d, (x, y + 28), "⚖ Arbiter", font(18, bold=True), GOLD)
+            x = b[2] + 8
+        if acting:
+            b = badge(d, (x, y + 28), "▶ acting", font(18, bold=True), HIGHLIGHT)
+            x = b[2] + 8
+        elif waiting:
+            badge(d, (x, y + 28), "to act", font(18, bold=True), PANEL, GOLD, outline=GOLD)
+        # counts at the right: Story cards, secret Objectives (never their faces)
+        rx = row[2] - 190
+        hc = pic.hand_counts[seat] if seat < len(pic.hand_counts) else 0
+        _card_back(d, (rx, y + 30), hc, "cards")
+        oc = pic.objective_counts[seat] if seat < len(pic.objective_counts) else 0
+        if oc:
+            _objective_icon(d, (rx + 110, y + 30), 11)
+            text_left(d, (rx + 126, y + 30), f"×{oc}", font(20, bold=True), TEXT)
+        # characters: chips
+        cx = row[0] + 58
+        cy = y + 70
+        chips = sorted(figs_by_owner.get(seat, []), key=lambda f: (f.faction, f.id))
+        for f in chips:
+            cx = _char_chip(d, f, cx, cy, row[2] - 12, f.id in {c for p in pic.powers
+                                                                 for c in p.characters})
+        held = powers_by_holder.get(seat, [])
+        if held:
+            txt = "★ " + ", ".join(_quest_name(p.quest) for p in held)
+            text_left(d, (max(cx + 8, row[0] + 58), cy), ellipsize(txt, font(17, bold=True),
+                                                                    max(40, row[2] - cx - 20)),
+                      font(17, bold=True), GOLD)
+        y += SEAT_ROW_H + 8
+    return top + h
+
+
+def _char_chip(d: ImageDraw.ImageDraw, f: Fig, x: float, y: float, xmax: float,
+               powered: bool) -> float:
+    label = _short(f.id)
+    state = ""
+    if f.removed:
+        state = " †"
+    elif f.incapacitated:
+        state = " ✕"
+    fnt = font(18, bold=True)
+    text = f"{GLYPH.get(f.faction, '')} {label}{state}"
+    w = fnt.getlength(text) + 22 + (16 if powered else 0)
+    if x + w > xmax:
+        return x
+    col = FACTION_COLOR.get(f.faction, NEUTRAL_MEM)
+    box = (x, y - 16, x + w, y + 16)
+    if f.removed:
+        d.rounded_rectangle(box, radius=16, fill=PANEL, outline=DIM, width=2)
+        text_left(d, (x + 11, y), text, fnt, DIM)
+        d.line((x + 8, y, x + w - 8, y), fill=DIM, width=2)
+    elif f.ready and not f.incapacitated:
+        d.rounded_rectangle(box, radius=16, fill=col, outline=INK, width=2)
+        text_left(d, (x + 11, y), text, fnt, INK)
+    else:  # activated (the card flipped) or down: a dim, outlined chip
+        d.rounded_rectangle(box, radius=16, fill=mix(PANEL, col, 0.18),
+                            outline=WARN if f.incapacitated else mix(col, PANEL, 0.4), width=2)
+        text_left(d, (x + 11, y), text, fnt, mix(col, MUTED, 0.5))
+    if powered:
+        draw_shape(d, "star", (x + w - 16, y), 8, fill=GOLD, outline=INK, width=1)
+    return x + w + 8
+
+
+# --------------------------------------------------------------------------- whole picture
+
+
+def draw(pic: Picture) -> Image.Image:
+    banner_h = 108
+    map_top = MARGIN + banner_h + 14
+    strip_top = map_top + MAP_H + 14
+    track_top = strip_top + _quest_strip_height(pic) + 14
+    seats_top = track_top + TRACK_H + 14
+    height = seats_top + _seat_rows_height(pic) + MARGIN
+    img = new_canvas(WIDTH, height, BG)
+    d = ImageDraw.Draw(img)
+    _draw_banner(d, pic, (MARGIN, MARGIN, WIDTH - MARGIN, MARGIN + banner_h))
+    _draw_map(img, d, pic, map_top)
+    _draw_quest_strip(d, pic, strip_top)
+    _draw_track(d, img, pic, track_top)
+    _draw_seats(d, pic, seats_top)
+    return img
+
+
+def render_picture(pic: Picture) -> bytes:
+    return to_png(draw(pic))
+
+
+# --------------------------------------------------------------------------- from the view
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    """A field of a pydantic view or of its JSON dict form."""
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def _memory_title(mem: Any) -> str:
+    c = _content()
+    card = str(_get(mem, "card", ""))
+    if _get(mem, "source") == "objective" or _get(mem, "objective"):
+        oid = _get(mem, "objective") or card
+        try:
+            return c.objective_card(str(oid)).title.split(":", 1)[-1].strip()
+        except ValueError:
+            return "Objective"
+    try:
+        return c.story_card(card).title
+    except ValueError:
+        pass
+    try:
+        c.neutral_card(card)
+        return "Neutral Memory"
+    except ValueError:
+        return card
+
+
+def picture_from_view(view: Any, names: Sequence[str] | None = None) -> Picture:
+    """The :class:`Picture` of a Winter Tales view (``engines.winter_tales.state.WinterView``
+    or its ``model_dump()``); ``names`` are the seats' display names.
+
+    The only place that knows the view's field names: when the view changes, this changes.
+    Only public fields are read (hand and Objective faces are never looked at).
+    """
+    c = _content()
+    players = int(_get(view, "players", 0) or 0)
+    factions = [str(f) for f in (_get(view, "factions", []) or [])]
+    players = max(players, len(factions))
+    figures = []
+    for f in _get(view, "figures", []) or []:
+        fid = str(_get(f, "id"))
+        try:
+            name = c.character(fid).name
+        except ValueError:
+            name = fid
+        owner = _get(f, "owner")
+        figures.append(Fig(
+            id=fid, name=name, faction=str(_get(f, "faction", "spring")),
+            owner=None if owner is None else int(owner),
+            space=_get(f, "space"), ready=bool(_get(f, "ready", True)),
+            incapacitated=bool(_get(f, "incapacitated", False)),
+            removed=bool(_get(f, "removed", False)),
+        ))
+    # Unowned figures (unused characters, not yet chosen) are not on the board.
+    figures = [f for f in figures if f.owner is not None or f.space is not None]
+    quests = [QuestMark(counter=str(_get(q, "counter")), quest=str(_get(q, "quest")),
+                        faction=str(_get(q, "faction")), space=_get(q, "space"),
+                        carrier=_get(q, "carrier"))
+              for q in _get(view, "quests", []) or []]
+    memories = []
+    for m in _get(view, "memories", []) or []:
+        counter = _get(m, "counter")
+        cf = None
+        if counter:
+            try:
+                cf = c.quest_counter(str(counter)).faction
+            except ValueError:
+                cf = None
+        memories.append(MemoryCell(
+            slot=int(_get(m, "slot")), source=str(_get(m, "source", "quest")),
+            title=_memory_title(m), faction=_get(m, "faction"), card=str(_get(m, "card", "")),
+            counter=counter, counter_faction=cf,
+        ))
+    powers = []
+    for p in _get(view, "powers", []) or []:
+        counter = str(_get(p, "counter"))
+        try:
+            pf = c.quest_counter(counter).faction
+        except ValueError:
+            pf = "spring"
+        powers.append(PowerMark(counter=counter, quest=str(_get(p, "quest")), faction=pf,
+                                holder=int(_get(p, "holder", 0)),
+                                characters=tuple(_get(p, "characters", []) or ()),
+                                location=_get(p, "location")))
+    revealed = [(int(_get(o, "seat")), str(_get(o, "title")))
+                for o in _get(view, "objectives", []) or []
+                if _get(o, "revealed") and _get(view, "seat") is None]
+    length = int(_get(view, "length", 3) or 3)
+    arb = _get(view, "arbiter")
+    acting = _get(view, "acting")
+    return Picture(
+        players=players,
+        names=list(names or []),
+        factions=factions,
+        chapter=int(_get(view, "chapter", 0) or 0),
+        length=length,
+        epilogue_space=int(_get(view, "epilogue_space", None) or length + 1),
+        phase=str(_get(view, "phase", "") or ""),
+        decision=str(_get(view, "decision", "") or ""),
+        acting=None if acting is None else int(acting),
+        to_act=[int(s) for s in _get(view, "to_act", []) or []],
+        arbiter=None if arb is None else int(arb),
+        figures=figures,
+        quests=quests,
+        ongoing=_get(view, "ongoing"),
+        ongoing_count=_get(view, "ongoing_count"),
+        memories=memories,
+        bookmark=_get(view, "bookmark"),
+        powers=powers,
+        hand_counts=[int(n) for n in _get(view, "hand_counts", []) or []],
+        objective_counts=[int(n) for n in _get(view, "objective_counts", []) or []],
+        revealed_objectives=revealed,
+        deck_count=int(_get(view, "deck_count", 0) or 0),
+        discard_count=int(_get(view, "discard_count", 0) or 0),
+        trap_hidden_count=_get(view, "trap_hidden_count"),
+        epilogue_count=_get(view, "epilogue_count"),
+        winner=_get(view, "winner"),
+        final=_get(view, "final"),
+    )
+
+
+def render(view: Any, names: Sequence[str] | None = None) -> bytes:
+    """PNG bytes of a Winter Tales view; ``names`` are the seats' display names."""
+    return render_picture(picture_from_view(view, names))
