@@ -61,6 +61,7 @@ from bot.store import (
 )
 from engines import core, game_ids, get_game
 from engines.core import Action, Event, Game, GameError, GameState, Outcome, Rng, Seat, View
+from renderers.text import action_label
 
 __all__ = [
     "AgentProvider",
@@ -1321,17 +1322,16 @@ class TableService:
             return []
         return list(t.game.legal_actions(t.state, seat.index))
 
-    def describe_action(self, game_id: str, action: Action) -> str:
-        """A short label for an action (button text, console menu)."""
+    def describe_action(self, game_id: str, action: Action, view: View | None = None) -> str:
+        """A short label for an action (button text, console menu). Pass the actor's
+        view for a named label ("Take Jack (slot 3, free) -> column 2")."""
         game = self._game(game_id)
         describe = getattr(game, "describe_action", None)
         if callable(describe):
             return str(describe(action))
         if type(action).__str__ is not BaseModel.__str__:
             return str(action)
-        data = action.model_dump(mode="json")
-        kind = str(data.pop("kind", type(action).__name__)).replace("_", " ")
-        return (kind + " " + " ".join(f"{k}={v}" for k, v in data.items())).strip()
+        return action_label(game.id, action, view)
 
     async def history(self, channel_or_table: ChannelOrTable, user_id: int | None = None
                       ) -> list[str]:

@@ -17,7 +17,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
-__all__ = ["fairy_tale_inn_board", "generic_board", "text_board"]
+__all__ = [
+    "action_label",
+    "fairy_tale_inn_board",
+    "fairy_tale_inn_label",
+    "generic_board",
+    "generic_label",
+    "text_board",
+]
 
 NameFn = Callable[[int], str]
 
@@ -167,6 +174,58 @@ def fairy_tale_inn_board(view: Any, name: NameFn | None = None) -> str:
     return "\n".join(lines)
 
 
+def fairy_tale_inn_label(action: BaseModel, view: Any) -> str | None:
+    """"Take Jack (slot 3, free) -> column 2" and friends; None if unknown."""
+    data = action.model_dump()
+    kind = data.get("kind")
+    if kind == "drop":
+        slot = next((s for s in view.guest_list if s.slot == data["slot"]), None)
+        if slot is None or slot.name is None:
+            return None
+        cost = "free" if slot.cost == 0 else f"{slot.cost} gold"
+        return f"Take {slot.name} (slot {slot.slot}, {cost}) -> column {data['column']}"
+    if kind == "rat":
+        return f"Drop the Rat into column {data['column']}"
+    if kind == "extra_turn":
+        return "Pay for an extra turn"
+    if kind == "end_turn":
+        return "End your turn (no extra turn)"
+    return None
+
+
 _BOARDS: dict[str, Callable[[Any, NameFn], str]] = {
     "fairy-tale-inn": fairy_tale_inn_board,
 }
+
+_LABELS: dict[str, Callable[[BaseModel, Any], str | None]] = {
+    "fairy-tale-inn": fairy_tale_inn_label,
+}
+
+
+def generic_label(action: BaseModel) -> str:
+    """``take n=2``: the action's kind and fields.
+
+    >>> from engines.core import Action
+    >>> class Take(Action):
+    ...     kind: str = "take_stones"
+    ...     n: int = 2
+    >>> generic_label(Take())
+    'take stones n=2'
+    """
+    data = action.model_dump(mode="json")
+    kind = str(data.pop("kind", type(action).__name__)).replace("_", " ")
+    return (kind + " " + " ".join(f"{k}={v}" for k, v in data.items())).strip()
+
+
+def action_label(game_id: str, action: BaseModel, view: Any = None) -> str:
+    """A short human label for an action (console menus, button text). With the
+    actor's ``view`` a game can name things ("Take Jack ..."); otherwise generic."""
+    labeller = _LABELS.get(game_id)
+    if labeller is not None and view is not None:
+        try:
+            label = labeller(action, view)
+        except (AttributeError, KeyError, TypeError, IndexError):
+            label = None  # a view of another shape: fall back, never crash a menu
+        if label:
+            return label
+    return generic_label(action)
