@@ -246,8 +246,12 @@ class Console:
         if not game.min_players <= players <= game.max_players:
             raise TableError(f"{game.name} takes {game.min_players} to {game.max_players} "
                              f"players, not {players}.")
+        # Check everything the user typed before asking anything else.
+        options = service.check_options(game_id, options)
         mode = args.mode
         levels = service.ai_levels(game_id)
+        if mode != "hotseat" and levels and players > 1:
+            service.check_ai_level(game_id, args.ai_level)
         if mode is None and players > 1 and levels:
             choice = await self.choose(
                 "Who plays?", ["You against the computer", "Hot seat: people at this keyboard"]

@@ -751,12 +751,7 @@ class TableService:
         BadOptions, AlreadyHasTable. ``seed`` (random if omitted) drives the seating
         shuffle and the game; it is recorded in the table."""
         game = self._game(game_id)
-        if options is not None and not isinstance(options, dict):
-            raise BadOptions(f"Options for {game.name} must be a set of name=value pairs.")
-        try:
-            parsed = game.parse_options(options)
-        except (GameError, ValidationError, TypeError, ValueError) as exc:
-            raise BadOptions(_options_error(game, exc)) from exc
+        parsed_options = self.check_options(game_id, options)
         minutes = self._check_reminder(reminder_minutes)
         if seed is None:
             seed = secrets.randbits(63)
@@ -773,7 +768,7 @@ class TableService:
                 channel_id=channel_id,
                 guild_id=guild_id,
                 game_id=game.id,
-                options=parsed.model_dump(mode="json"),
+                options=parsed_options,
                 seed=seed,
                 status=TableStatus.LOBBY.value,
                 host_id=host_id,
@@ -881,6 +876,24 @@ class TableService:
                     rec.status = TableStatus.ABORTED.value
             await self._save(t, rec)
             return self._info(t)
+
+    def check_options(self, game_id: str, options: dict[str, Any] | None) -> dict[str, Any]:
+        """The full options of a new table (defaults filled in) as JSON data, validated
+        by the game. Raises UnknownGame, BadOptions (with a plain-English reason)."""
+        game = self._game(game_id)
+        if options is not None and not isinstance(options, dict):
+            raise BadOptions(f"Options for {game.name} must be a set of name=value pairs.")
+        try:
+            parsed = game.parse_options(options)
+        except (GameError, ValidationError, TypeError, ValueError) as exc:
+            raise BadOptions(_options_error(game, exc)) from exc
+        return parsed.model_dump(mode="json")
+
+    def check_ai_level(self, game_id: str, level: str | None) -> str:
+        """The AI level ``level`` names (case-insensitive; None = the strongest).
+        Raises UnknownGame, UnknownAILevel."""
+        self._game(game_id)
+        return self._pick_level(game_id, level)
 
     def _pick_level(self, game_id: str, level: str | None) -> str:
         levels = self.ai_levels(game_id)

@@ -694,3 +694,16 @@ async def test_describe_action(service: TableService) -> None:
     with pytest.raises(UnknownGame):
         service.describe_action("nope", Take(n=2))
     assert (TOY_ID, "Toy Nim") in service.games()
+
+
+async def test_checks_for_front_ends(service: TableService) -> None:
+    assert service.check_options(TOY_ID, {"pile": 4}) == {"pile": 4, "max_take": 2}
+    assert service.check_options(TOY_ID, None) == {"pile": 9, "max_take": 2}
+    with pytest.raises(BadOptions, match="option 'max_take'"):
+        service.check_options(TOY_ID, {"max_take": 9})
+    with pytest.raises(UnknownGame):
+        service.check_options("nope", {})
+    assert service.check_ai_level(TOY_ID, None) == "greedy"
+    assert service.check_ai_level(TOY_ID, "Random") == "random"
+    with pytest.raises(UnknownAILevel):
+        service.check_ai_level(TOY_ID, "wizard")
