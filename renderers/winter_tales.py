@@ -336,7 +336,7 @@ def _token_image(pic: Picture, fig: Fig, powered: bool) -> Image.Image:
     if powered:
         draw_shape(d, "star", (ITEM_W - 2, 10), 8, fill=GOLD, outline=INK, width=1)
     if fig.incapacitated:
-        tile = tile.rotate(12, resample=Image.Resampling.BICUBIC, expand=True)
+        tile = tile.rotate(10, resample=Image.Resampling.BICUBIC, expand=True)
         d = ImageDraw.Draw(tile)
         cx, cy = tile.width - 16, 14
         d.ellipse((cx - 12, cy - 12, cx + 12, cy + 12), fill=WARN, outline=INK, width=2)
@@ -438,23 +438,32 @@ def _location_name(d: ImageDraw.ImageDraw, name: str, left_middle: Point, width:
     text_left(d, (x, y + 10), best[2], f, TEXT)
 
 
-def _draw_locations(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture, ox: float,
-                    oy: float, items: dict[str, list[Any]], powered: set[str]) -> None:
+def _location_boxes(items: dict[str, list[Any]]) -> dict[str, Box]:
+    """Each Location's box (map coordinates): two columns of pieces, taller when crowded.
+    Boxes in the lower half grow upwards, away from the map's edge."""
     pos = node_positions()
+    base_h = LOC_HEAD + 2 * (ITEM_H + ITEM_GAP) + 8
+    boxes: dict[str, Box] = {}
+    for loc in _content().map.locations:
+        cx, cy = pos[loc.id]
+        rows = max(2, math.ceil(len(items.get(loc.id, [])) / 2))
+        h = LOC_HEAD + rows * (ITEM_H + ITEM_GAP) + 8
+        top = cy - base_h / 2
+        if cy > MAP_H / 2 + 10:
+            top = top + base_h - h
+        boxes[loc.id] = (cx - LOC_W / 2, top, cx + LOC_W / 2, top + h)
+    return boxes
+
+
+def _draw_locations(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture, ox: float,
+                    oy: float, items: dict[str, list[Any]], powered: set[str],
+                    boxes: dict[str, Box]) -> None:
     powers_at = {p.location: p for p in pic.powers if p.location}
     active_space = next((_quest_space(pic, q) for q in pic.quests if q.counter == pic.ongoing),
                         None)
     for loc in _content().map.locations:
-        cx, cy = pos[loc.id]
-        cx += ox
-        cy += oy
-        its = items.get(loc.id, [])
-        rows = max(2, math.ceil(len(its) / 2))
-        h = LOC_HEAD + rows * (ITEM_H + ITEM_GAP) + 8
-        top = cy - (LOC_HEAD + 2 * (ITEM_H + ITEM_GAP) + 8) / 2
-        if cy > oy + MAP_H / 2 + 10:  # lower half: grow upwards, away from the map's edge
-            top = top + (LOC_HEAD + 2 * (ITEM_H + ITEM_GAP) + 8) - h
-        box = (cx - LOC_W / 2, top, cx + LOC_W / 2, top + h)
+        bx0, by0, bx1, by1 = boxes[loc.id]
+        box = (bx0 + ox, by0 + oy, bx1 + ox, by1 + oy)
         hot = active_space == loc.id
         rounded_panel(d, box, fill=LOC_FILL, outline=GOLD if hot else LOC_EDGE, radius=14,
                       width=4 if hot else 3)
@@ -462,42 +471,92 @@ def _draw_locations(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture, ox: 
                             radius=11, fill=mix(LOC_FILL, SNOW, 0.12))
         _location_name(d, loc.name, (box[0] + 12, box[1] + LOC_HEAD / 2 + 2), LOC_W - 50)
         _power_slot(d, (box[2] - 22, box[1] + LOC_HEAD / 2 + 2), powers_at.get(loc.id))
-        for i, it in enumerate(its):
+        for i, it in enumerate(items.get(loc.id, [])):
             col, row = i % 2, i // 2
             x = box[0] + 8 + col * (ITEM_W + 8)
             y = box[1] + LOC_HEAD + 6 + row * (ITEM_H + ITEM_GAP)
             _draw_item(img, d, pic, it, (x, y), powered)
 
 
-def _draw_square_items(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture, ox: float,
-                       oy: float, items: dict[str, list[Any]], powered: set[str]) -> None:
+def _overlaps(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _square_trays(items: dict[str, list[Any]],
+                  loc_boxes: dict[str, Box]) -> dict[str, tuple[Box, list[Point]]]:
+    """Where each Square's pieces go (map coordinates): a tray beside the Square, in the
+    free direction closest to "towards the middle of town", clear of Locations, other
+    Squares and their names, and the other trays."""
     pos = node_positions()
-    mx, my = (WIDTH - 2 * MARGIN) / 2, MAP_H / 2
-    for sq in _content().map.squares:
+    mw, mh = WIDTH - 2 * MARGIN, MAP_H
+    squares = _content().map.squares
+    obstacles: list[Box] = [(b[0] - 6, b[1] - 6, b[2] + 6, b[3] + 6) for b in loc_boxes.values()]
+    for sq in squares:
+        x, y = pos[sq.id]
+        r = (STATUE_R if sq.statue else SQUARE_R) + 8
+        obstacles.append((x - r, y - r, x + r, y + r))
+        obstacles.append((x - 60, y + r - 4, x + 60, y + r + 24))  # its name
+    out: dict[str, tuple[Box, list[Point]]] = {}
+    for sq in squares:
         its = items.get(sq.id, [])
         if not its:
             continue
         x, y = pos[sq.id]
-        r = STATUE_R if sq.statue else SQUARE_R
-        dx, dy = mx - x, my - y
+        r = (STATUE_R if sq.statue else SQUARE_R) + 10
         n = len(its)
-        col_h = n * ITEM_H + (n - 1) * ITEM_GAP
-        if abs(dx) < 5 or abs(dx) >= abs(dy):  # to the side facing the middle of town
-            left = x + r + 12 if dx >= -5 else x - r - 12 - ITEM_W
-            tops = [y - col_h / 2 + k * (ITEM_H + ITEM_GAP) for k in range(n)]
-            places = [(left, t) for t in tops]
-        else:  # top/bottom ring: a row under/over the name, towards the middle
-            row_w = n * ITEM_W + (n - 1) * 6
-            start = y + r + 34 if dy > 0 else y - r - 12 - ITEM_H
-            places = [(x - row_w / 2 + k * (ITEM_W + 6), start) for k in range(n)]
-        # a faint tray under the group so it reads as "in this Square"
-        x0 = min(p[0] for p in places) - 5
-        y0 = min(p[1] for p in places) - 5
-        x1 = max(p[0] for p in places) + ITEM_W + 5
-        y1 = max(p[1] for p in places) + ITEM_H + 5
+        toward = math.atan2(mh / 2 - y, mw / 2 - x) if not sq.statue else 0.0
+        angles = sorted((k * math.pi / 8 for k in range(16)),
+                        key=lambda a: abs(math.remainder(a - toward, 2 * math.pi)))
+        layouts = [1 if n <= 3 else 2] + ([2] if 1 < n <= 3 else []) + ([n] if n <= 3 else [])
+        chosen: Box | None = None
+        cols = layouts[0]
+        for extra in (0, 18, 36, 60, 90, 120):
+            for cols in layouts:
+                rows = math.ceil(n / cols)
+                tw = cols * ITEM_W + (cols - 1) * 6 + 10
+                th = rows * (ITEM_H + ITEM_GAP) - ITEM_GAP + 10
+                for a in angles:
+                    ux, uy = math.cos(a), math.sin(a)
+                    reach = r + extra + abs(ux) * tw / 2 + abs(uy) * th / 2
+                    cx, cy = x + ux * reach, y + uy * reach
+                    tray = (cx - tw / 2, cy - th / 2, cx + tw / 2, cy + th / 2)
+                    if tray[0] < 6 or tray[1] < 6 or tray[2] > mw - 6 or tray[3] > mh - 6:
+                        continue
+                    if any(_overlaps(tray, o) for o in obstacles):
+                        continue
+                    chosen = tray
+                    break
+                if chosen is not None:
+                    break
+            if chosen is not None:
+                break
+        if chosen is None:  # crowded beyond help: beside the Square, towards the middle
+            cols = layouts[0]
+            tw = cols * ITEM_W + (cols - 1) * 6 + 10
+            th = math.ceil(n / cols) * (ITEM_H + ITEM_GAP) - ITEM_GAP + 10
+            side = 1 if x < mw / 2 else -1
+            cx = x + side * (r + tw / 2)
+            chosen = (cx - tw / 2, y - th / 2, cx + tw / 2, y + th / 2)
+        obstacles.append(chosen)
+        places = [(chosen[0] + 5 + (k % cols) * (ITEM_W + 6),
+                   chosen[1] + 5 + (k // cols) * (ITEM_H + ITEM_GAP)) for k in range(n)]
+        out[sq.id] = (chosen, places)
+    return out
+
+
+def _draw_square_items(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture, ox: float,
+                       oy: float, items: dict[str, list[Any]], powered: set[str],
+                       trays: dict[str, tuple[Box, list[Point]]]) -> None:
+    pos = node_positions()
+    for sq_id, (tray, places) in trays.items():
+        x0, y0, x1, y1 = tray
+        # a faint tray and a tie to its Square, so the group reads as "in this Square"
+        sx, sy = pos[sq_id]
+        cx, cy = min(max(sx, x0), x1), min(max(sy, y0), y1)
+        d.line((sx + ox, sy + oy, cx + ox, cy + oy), fill=STREET, width=3)
         d.rounded_rectangle((x0 + ox, y0 + oy, x1 + ox, y1 + oy), radius=10,
                             fill=mix(NIGHT, SQUARE_FILL, 0.6), outline=STREET, width=2)
-        for it, (px, py) in zip(its, places, strict=True):
+        for it, (px, py) in zip(items[sq_id], places, strict=True):
             _draw_item(img, d, pic, it, (px + ox, py + oy), powered)
 
 
@@ -517,8 +576,10 @@ def _draw_map(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture, top: float
                         width=3)
     items = _space_items(pic)
     powered = {c for p in pic.powers for c in p.characters}
-    _draw_square_items(img, d, pic, MARGIN, top, items, powered)
-    _draw_locations(img, d, pic, MARGIN, top, items, powered)
+    boxes = _location_boxes(items)
+    trays = _square_trays(items, boxes)
+    _draw_locations(img, d, pic, MARGIN, top, items, powered, boxes)
+    _draw_square_items(img, d, pic, MARGIN, top, items, powered, trays)
     return top + MAP_H
 
 
@@ -898,6 +959,62 @@ def _memory_title(mem: Any) -> str:
         return card
 
 
+# The engine names the open decision "frame[:stage][:offer]"; players read this instead.
+DECISIONS = {
+    "draft": "choosing characters and placing figures",
+    "place_quest": "placing a starting Quest counter",
+    "tell": "telling the story",
+    "turn": "choosing a character to activate",
+    "activation": "moving and acting with the activated character",
+    "activation:discard": "discarding down to the hand limit",
+    "discard": "discarding down to the hand limit",
+    "pay": "paying Story cards",
+    "offer": "an optional choice",
+    "offer:new_hope": "A New Hope: ready the character again?",
+    "offer:objective": "an Objective may be revealed",
+    "offer:relocate": "the winner may move the defeated character",
+    "offer:epilogue_bookmark": "moving the Epilogue Bookmark",
+    "interrupt": "a Battle or a Trap may interrupt the movement",
+    "battle": "a Battle",
+    "trap": "a Trap",
+    "trap:card": "a Trap: choosing the Trap card",
+    "trap:hide": "a Trap: hiding cards under the character card",
+    "trap:defend": "a Trap: the Soldier defends",
+    "quest": "facing a Quest",
+    "quest:intro": "a Quest begins: the link to the Bookmark",
+    "quest:join": "a Quest: others may activate and join",
+    "quest:plot": "a Quest: the Acting Player's plot",
+    "quest:step_in": "a Quest: others may step in",
+    "quest:step_play": "a Quest: a player steps in",
+    "quest:last": "a Quest: the Acting Player's last card",
+    "quest:end": "a Quest: the ending",
+    "quest:memory": "a Quest: choosing the Memory card",
+    "quest:power": "a Quest: the Power",
+    "power": "placing a Power",
+    "epilogue": "the Epilogue",
+    "epilogue:parts": "the Epilogue: each player tells a part",
+    "epilogue:bookmark": "the Epilogue: the Bookmark",
+    "epilogue:conclusion": "the Epilogue: the conclusion",
+    "over": "the story is over",
+}
+
+
+def decision_text(code: str) -> str:
+    """Plain English for the engine's decision code ("quest:plot" -> "a Quest: ...").
+
+    >>> decision_text("trap:defend")
+    'a Trap: the Soldier defends'
+    >>> decision_text("quest:brand_new_stage")
+    'facing a Quest'
+    """
+    parts = code.split(":")
+    for k in range(len(parts), 0, -1):
+        hit = DECISIONS.get(":".join(parts[:k]))
+        if hit:
+            return hit
+    return code.replace("_", " ")
+
+
 def picture_from_view(view: Any, names: Sequence[str] | None = None) -> Picture:
     """The :class:`Picture` of a Winter Tales view (``engines.winter_tales.state.WinterView``
     or its ``model_dump()``); ``names`` are the seats' display names.
@@ -969,7 +1086,7 @@ def picture_from_view(view: Any, names: Sequence[str] | None = None) -> Picture:
         length=length,
         epilogue_space=int(_get(view, "epilogue_space", None) or length + 1),
         phase=str(_get(view, "phase", "") or ""),
-        decision=str(_get(view, "decision", "") or ""),
+        decision=decision_text(str(_get(view, "decision", "") or "")),
         acting=None if acting is None else int(acting),
         to_act=[int(s) for s in _get(view, "to_act", []) or []],
         arbiter=None if arb is None else int(arb),
