@@ -51,6 +51,8 @@ AgentFactory = Callable[..., Agent]
 # game id -> module that registers that game's levels when imported.
 _MODULES: dict[str, str] = {
     "fairy-tale-inn": "engines.agents.fairy_tale_inn",
+    "treasure": "engines.agents.treasure",
+    "winter-tales": "engines.agents.winter_tales",
 }
 _REGISTRY: dict[str, dict[str, AgentFactory]] = {}
 _loaded: set[str] = set()
