@@ -194,6 +194,13 @@ class TreasureState(GameState):
     """Per meadow tile: green side up?"""
     figures: list[int]
     """Per seat: the meadow tile the figure stands on, or -1 once it left the garden."""
+    seen: list[int] = Field(default_factory=list)
+    """Per square: the face last seen there (-2 never seen). Everyone at the table saw it,
+    so AI teammates may use it as their memory; views never show it (remembering is
+    the children's game)."""
+    seen_at: list[int] = Field(default_factory=list)
+    """Per square: the ply at which it was last seen uncovered (-1 never), so that a
+    forgetful AI teammate can remember only the most recent sightings."""
     king: int = 0
     """Spaces the king has walked from the crown; at ``path_length`` he is back."""
     pages: list[int] = Field(default_factory=list)
@@ -448,10 +455,13 @@ class SaveTheTreasure(Game[TreasureState, Action]):
                 tile += 1
         green = [False] * data.meadow_tiles
         green[0] = True
+        seen = [faces[c] if c in open_squares or c == apple else -2 for c in range(cells)]
+        seen_at = [0 if c in open_squares or c == apple else -1 for c in range(cells)]
         return TreasureState(
             players=players, seed=seed, rng=rng, rows=rows, cols=cols, apple=apple,
             gate=gate, variant=opts.variant, path_length=opts.king_path_length,
-            faces=faces, cover=cover, green=green, figures=[0] * players,
+            faces=faces, cover=cover, green=green, figures=[0] * players, seen=seen,
+            seen_at=seen_at,
         )
 
     # -- queries --------------------------------------------------------------
@@ -649,6 +659,8 @@ class SaveTheTreasure(Game[TreasureState, Action]):
                 assert nxt is not None
                 state.cover[nxt] = state.cover[cell]
                 state.cover[cell] = -1
+            state.seen[line[0]] = state.faces[line[0]]  # the square the line's back left
+            state.seen_at[line[0]] = state.ply
             line = [self._neighbour(state, c, action.direction) for c in line]  # type: ignore[misc]
             distance += 1
             if self.visible_pair(state) is not None:
@@ -681,6 +693,7 @@ class SaveTheTreasure(Game[TreasureState, Action]):
         for cell, face in enumerate(state.faces):
             if face >= 0 and face // 2 == tale:
                 state.faces[cell] = -1
+                state.seen[cell] = -1
         state.pages.append(tale)
         state.found = True
         events.append(PageFound(seat=seat, tale=data.tales[tale].name,
