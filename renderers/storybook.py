@@ -211,8 +211,8 @@ def story_from_view(view: Any, names: Sequence[str] | None = None,
                     caption = sc.side(side).caption
             except ValueError:
                 card_title = None
-        if kind == "card" and not card and not text:
-            continue  # nothing to tell (e.g. the Great Artefact's Memory with no words)
+        if not card and not text:
+            continue  # nothing to tell (a part passed in silence)
         current.entries.append(StoryEntry(
             n=int(_get(e, "n", 0) or 0), kind=kind, chapter=chapter,
             text=None if text is None else str(text),

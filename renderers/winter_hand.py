@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -126,6 +127,8 @@ FLAME: Color = (0xFF, 0xB1, 0x3B)
 RED: Color = (0xD9, 0x3B, 0x3B)
 GLOW: Color = (0xFF, 0xE0, 0x8A)
 BRASS: Color = (0xD8, 0xA8, 0x3E)
+STEEL: Color = (0x9A, 0xA3, 0xB5)  # light metal: visible on a night sky
+PAW: Color = (0x5A, 0x4A, 0x6A)
 
 
 def m_lantern(p: Pen) -> None:
@@ -138,19 +141,19 @@ def m_lantern(p: Pen) -> None:
 
 
 def m_key(p: Pen) -> None:
-    p.poly([(-0.55, -0.1), (-0.3, -0.45), (-0.05, -0.1), (-0.3, 0.25)], None, IRON, 0.14)
-    p.line([(-0.05, -0.1), (0.85, -0.1)], IRON, 0.14)
-    p.line([(0.6, -0.1), (0.6, 0.15)], IRON, 0.12)
-    p.line([(0.8, -0.1), (0.8, 0.2)], IRON, 0.12)
+    p.poly([(-0.55, -0.1), (-0.3, -0.45), (-0.05, -0.1), (-0.3, 0.25)], None, STEEL, 0.14)
+    p.line([(-0.05, -0.1), (0.85, -0.1)], STEEL, 0.14)
+    p.line([(0.6, -0.1), (0.6, 0.15)], STEEL, 0.12)
+    p.line([(0.8, -0.1), (0.8, 0.2)], STEEL, 0.12)
 
 
 def m_paws(p: Pen) -> None:
     for k in range(5):
         x = -0.9 + k * 0.42
         y = 0.55 - k * 0.22 + (0.12 if k % 2 else 0)
-        p.ellipse(x - 0.09, y - 0.07, x + 0.09, y + 0.09, IRON, None)
+        p.ellipse(x - 0.09, y - 0.07, x + 0.09, y + 0.09, PAW, None)
         for dx in (-0.09, 0.0, 0.09):
-            p.ellipse(x + dx - 0.035, y - 0.17, x + dx + 0.035, y - 0.1, IRON, None)
+            p.ellipse(x + dx - 0.035, y - 0.17, x + dx + 0.035, y - 0.1, PAW, None)
 
 
 def m_clock(p: Pen) -> None:
@@ -458,10 +461,10 @@ def m_bars(p: Pen) -> None:
 def m_chains(p: Pen) -> None:
     for k in range(4):
         x = -0.9 + k * 0.3
-        p.ellipse(x, -0.15, x + 0.4, 0.15, None, IRON, 0.08)
+        p.ellipse(x, -0.15, x + 0.4, 0.15, None, STEEL, 0.08)
     for k in range(3):
         x = 0.2 + k * 0.28
-        p.ellipse(x, 0.05, x + 0.38, 0.33, None, IRON, 0.08)
+        p.ellipse(x, 0.05, x + 0.38, 0.33, None, STEEL, 0.08)
 
 
 def m_balloon(p: Pen) -> None:
@@ -810,7 +813,9 @@ MOTIF_RULES: tuple[tuple[tuple[str, ...], Motif], ...] = (
     (("mitten", "scarf"), m_mitten),
     (("glove",), m_glove),
     (("music box", "matchbox"), m_box),
+    (("lake", "pond"), m_lake),
     (("owl",), m_owl),
+    (("cage",), m_bars),
     (("crow", "bird", "cuckoo"), m_bird),
     (("candle",), m_candle),
     (("boots",), m_boots),
@@ -880,7 +885,8 @@ def motif_for(title: str, image: str) -> Motif:
     """The motif of a card: the first rule matching its title, else its image concept."""
     for text in (title.lower(), image.lower()):
         for words, motif in MOTIF_RULES:
-            if any(w in text for w in words):
+            # whole words (a plural too): "window" is no "wind", "crown" no "crow"
+            if any(re.search(rf"\b{re.escape(w)}(e?s)?\b", text) for w in words):
                 return motif
     return m_stars
 

@@ -1,0 +1,393 @@
+"""Winter Tales pictures and exports: the board (public view), the private hand, and the
+storybook (Markdown, HTML, JSON). Secrets never reach an image or an export that must not
+show them; struck and X-carded passages are left out; the HTML is self-contained and is
+checked in a real browser (headless Chromium) when one is installed."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+import renderers
+from engines import get_game
+from engines.core import Rng
+from engines.winter_tales.content import load_content
+from engines.winter_tales.state import Narrate, Retell, Strike, XCard
+from renderers import storybook, winter_hand, winter_tales
+
+GAME = get_game("winter-tales")
+C = load_content()
+NAMES = ["Ada", "Bruno", "Chiara", "Dan", "Elena", "Fede", "Gio"]
+MAX_BYTES = 600_000
+CHROMIUM = Path("/usr/bin/chromium")
+
+WORDS = ["snow", "lantern", "whisper", "frost", "door", "song", "shadow", "ember", "river",
+         "bell", "promise", "letter", "storm", "candle", "secret", "dawn"]
+
+
+def sentence(rng: Rng, n: int) -> str:
+    """A generated sentence, unique by its number, so a test can look for it."""
+    who = rng.choice(C.characters).name
+    where = rng.choice(C.map.locations).name
+    return (f"[{n}] {who} went to {where} with a {rng.choice(WORDS)} and a "
+            f"{rng.choice(WORDS)} in the falling snow.")
+
+
+def play(players: int, seed: int, plies: int | None = None, **options: Any):
+    """A game with random legal choices and generated narration; ``plies=None``: to the end."""
+    state = GAME.setup(players, GAME.Options(**options), seed)
+    advance(state, Rng.from_seed(seed * 31 + players), plies)
+    return state
+
+
+def advance(state: Any, rng: Rng, plies: int | None) -> None:
+    n = 0
+    while not GAME.is_over(state) and (plies is None or n < plies):
+        seats = GAME.to_act(state)
+        seat = seats[rng.randrange(len(seats))]
+        action = rng.choice(GAME.legal_actions(state, seat))
+        if "text" in type(action).model_fields and rng.randrange(3):
+            told = action.model_copy(update={"text": sentence(rng, state.ply)})
+            try:
+                GAME.check(state, seat, told)
+                action = told
+            except ValueError:
+                pass
+        GAME.apply(state, seat, action)
+        n += 1
+
+
+def decode(png: bytes) -> Image.Image:
+    img = Image.open(io.BytesIO(png))
+    img.load()
+    return img
+
+
+# --------------------------------------------------------------------------- the board
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6, 7])
+def test_board_draws_random_games_of_every_size(players: int) -> None:
+    modules = {"power": True, "objective": players % 2 == 1, "skill": players > 4}
+    for plies in (0, 60, 250):
+        state = play(players, players * 11 + plies, plies, **modules)
+        png = renderers.render("winter-tales", GAME.view(state, None), names=NAMES[:players])
+        img = decode(png)
+        assert img.format == "PNG" and img.width == winter_tales.WIDTH
+        assert 1500 < img.height < 3200
+        assert len(png) < MAX_BYTES
+
+
+def test_board_draws_a_finished_game_with_its_result() -> None:
+    state = play(5, 2, None, power=True, objective=True)
+    assert GAME.is_over(state)
+    view = GAME.view(state, None)
+    pic = winter_tales.picture_from_view(view, NAMES)
+    assert pic.winner == state.winner and pic.final == state.final
+    head, _, _ = winter_tales._status(pic)
+    assert "wins" in head
+    assert decode(winter_tales.render_picture(pic)).width == winter_tales.WIDTH
+
+
+def test_board_from_a_seat_view_is_the_public_board() -> None:
+    # The board shows counts only: a seat's view (with its hand) draws the same bytes.
+    state = play(4, 9, 120, objective=True)
+    public = renderers.render("winter-tales", GAME.view(state, None), names=NAMES)
+    for seat in range(4):
+        assert renderers.render("winter-tales", GAME.view(state, seat), names=NAMES) == public
+
+
+def test_board_reads_the_model_and_its_json_alike() -> None:
+    state = play(6, 4, 150, power=True)
+    view = GAME.view(state, None)
+    a = winter_tales.picture_from_view(view, NAMES)
+    b = winter_tales.picture_from_view(json.loads(view.model_dump_json()), NAMES)
+    assert a == b
+    assert {f.id for f in a.figures if f.space} == {
+        f.id for f in state.figures.values() if f.space and not f.removed}
+    assert a.hand_counts == [len(h) for h in state.hands]
+
+
+def synthetic_view(crowd: str = "oaks_park") -> dict[str, Any]:
+    """Every character on the board, crowded spaces, every kind of piece."""
+    chars = C.characters
+    squares = [s.id for s in C.map.squares]
+    figures = []
+    for i, ch in enumerate(chars):
+        space = crowd if i < 6 else squares[i % 3]
+        figures.append({"id": ch.id, "faction": ch.faction, "owner": i % 7, "space": space,
+                        "ready": i % 3 != 0, "incapacitated": i % 4 == 1,
+                        "removed": i == 13})
+    return {
+        "seat": None, "players": 7, "phase": "chapter", "chapter": 4, "length": 7,
+        "factions": ["spring", "winter", "spring", "winter", "spring", "winter", "writer"],
+        "arbiter": 2, "acting": 3, "to_act": [3, 4], "decision": "quest:step_in",
+        "figures": figures,
+        "quests": [
+            {"counter": "a_new_hope", "quest": "a_new_hope", "faction": "spring",
+             "space": crowd},
+            {"counter": "armed_retaliation", "quest": "armed_retaliation", "faction": "winter",
+             "carrier": chars[0].id},
+            {"counter": "freezing_horror", "quest": "freezing_horror", "faction": "winter",
+             "space": "winter_prison"},
+        ],
+        "ongoing": "a_new_hope", "ongoing_count": {"spring": 4, "winter": 5},
+        "memories": [
+            {"slot": 1, "source": "quest", "card": "story_43", "faction": "spring",
+             "counter": "the_safe_house"},
+            {"slot": 2, "source": "objective", "card": "reward_1", "objective": "reward_1",
+             "faction": "winter"},
+            {"slot": 3, "source": "quest", "card": "neutral_1", "faction": None,
+             "counter": "winter_propaganda"},
+            {"slot": 4, "source": "quest", "card": "story_93", "faction": "winter",
+             "counter": "the_great_artefact_spring"},
+        ],
+        "bookmark": 4, "epilogue_space": 8,
+        "powers": [
+            {"counter": "the_safe_house", "quest": "the_safe_house", "holder": 0,
+             "memory_slot": 1, "location": "dorothys_mansion"},
+            {"counter": "love_that_melts_the_snow", "quest": "love_that_melts_the_snow",
+             "holder": 2, "memory_slot": 5, "characters": [chars[1].id, chars[2].id]},
+        ],
+        "hand": None, "hand_counts": [0, 3, 7, 10, 1, 4, 12], "deck_count": 31,
+        "discard_count": 9, "objectives": [], "objective_counts": [1, 1, 0, 1, 1, 1, 2],
+        "trap_hidden_count": 3, "epilogue_count": None, "winner": None, "final": None,
+        "transcript": [],
+    }
+
+
+@pytest.mark.parametrize("crowd", ["oaks_park", "fair_of_wonders", "memory_lane_cemetery"])
+def test_board_draws_crowds_and_every_piece(crowd: str) -> None:
+    view = synthetic_view(crowd)
+    pic = winter_tales.picture_from_view(view, NAMES)
+    assert len([f for f in pic.figures if f.removed]) == 1
+    png = winter_tales.render_picture(pic)
+    assert png == winter_tales.render(view, NAMES)  # same view, same bytes
+    img = decode(png)
+    assert img.width == winter_tales.WIDTH
+    # the crowded Location grows to hold everyone (7 pieces: 4 rows of 2)
+    items = winter_tales._space_items(pic)
+    boxes = winter_tales._location_boxes(items)
+    b = boxes[crowd]
+    assert b[3] - b[1] >= winter_tales.LOC_HEAD + 4 * winter_tales.ITEM_H
+
+
+def test_square_trays_stay_clear_of_locations_and_each_other() -> None:
+    for seed in range(6):
+        state = play(7, 100 + seed, 40 + 30 * seed)
+        pic = winter_tales.picture_from_view(GAME.view(state, None))
+        items = winter_tales._space_items(pic)
+        boxes = winter_tales._location_boxes(items)
+        trays = winter_tales._square_trays(items, boxes)
+        placed = [t for t, _ in trays.values()]
+        for i, t in enumerate(placed):
+            assert not any(winter_tales._overlaps(t, o) for o in placed[i + 1:])
+            assert not any(winter_tales._overlaps(t, b) for b in boxes.values())
+
+
+def test_decisions_read_as_plain_english() -> None:
+    assert winter_tales.decision_text("quest:memory") == "a Quest: choosing the Memory card"
+    assert winter_tales.decision_text("offer:x:new_hope") == "an optional choice"
+    assert winter_tales.decision_text("") == ""
+    assert winter_tales.decision_text("something_new") == "something new"
+
+
+def test_static_map_is_drawn_once() -> None:
+    assert winter_tales.static_map() is winter_tales.static_map()
+    pos = winter_tales.node_positions()
+    assert set(pos) == {s.id for s in C.map.spaces}
+    w = winter_tales.WIDTH - 2 * winter_tales.MARGIN
+    assert all(0 < x < w and 0 < y < winter_tales.MAP_H for x, y in pos.values())
+
+
+# --------------------------------------------------------------------------- the hand
+
+
+def test_hand_shows_exactly_the_seats_cards_and_objective() -> None:
+    state = play(5, 7, 90, objective=True)
+    for seat in range(5):
+        view = GAME.view(state, seat)
+        hand = winter_hand.hand_from_view(view, NAMES)
+        assert [c.id for c in hand.cards] == state.hands[seat]
+        mine = [o for o in state.objectives if o.seat == seat]
+        assert len(hand.objectives) == len(mine)
+        for card in hand.cards:
+            sc = C.story_card(card.id)
+            assert card.number == str(int(card.id.split("_")[1]))
+            assert all(cap in card.spring for cap in sc.spring.captions)
+            assert all(cap in card.winter for cap in sc.winter.captions)
+        img = decode(winter_hand.render(view, NAMES))
+        assert img.width == winter_hand.WIDTH and len(winter_hand.render(view, NAMES)) < 900_000
+
+
+def test_hand_of_the_public_view_is_empty() -> None:
+    state = play(3, 5, 30, objective=True)
+    hand = winter_hand.hand_from_view(GAME.view(state, None), NAMES)
+    assert hand.cards == [] and hand.objectives == []
+    assert decode(winter_hand.render(GAME.view(state, None))).height > 100
+
+
+def test_hand_image_grows_with_the_hand_and_warns_over_the_limit() -> None:
+    cards = [{"id": s.id, "title": s.title, "image": s.image, "spring": s.spring.caption,
+              "winter": s.winter.caption} for s in C.story_cards[:11]]
+    base = {"seat": 1, "players": 3, "factions": ["spring", "winter", "writer"],
+            "objectives": []}
+    small = winter_hand.hand_from_view({**base, "hand": cards[:2]})
+    big = winter_hand.hand_from_view({**base, "hand": cards})
+    assert small.note == "" and "discard down to 7" in big.note
+    assert decode(winter_hand.render_hand(big)).height > decode(
+        winter_hand.render_hand(small)).height
+
+
+def test_every_story_card_has_its_own_art() -> None:
+    motifs = {winter_hand.motif_for(c.title, c.image) for c in C.story_cards}
+    assert len(motifs) >= 60  # 93 cards, few sharing a motif
+    fallback = [c.id for c in C.story_cards
+                if winter_hand.motif_for(c.title, c.image) is winter_hand.m_stars
+                and "star" not in (c.title + c.image).lower()]
+    assert fallback == []
+    a = winter_hand.card_art("story_01", 200, 120, "spring")
+    b = winter_hand.card_art("story_01", 200, 120, "winter")
+    assert a.size == (200, 120) and a.tobytes() != b.tobytes()
+    winter_hand.card_art.cache_clear()
+    assert winter_hand.card_art("story_01", 200, 120, "spring").tobytes() == a.tobytes()
+
+
+# --------------------------------------------------------------------------- exports
+
+
+def told_game(players: int = 4, seed: int = 3, to_the_end: bool = True):
+    """A game with narration, one passage X-carded, one struck, one X-carded and retold."""
+    state = play(players, seed, 120, power=True, objective=True)
+    arb = state.arbiter
+    author = next(s for s in range(players) if s != arb)
+    for key in ("xcard", "strike", "retold"):
+        GAME.apply(state, author, Narrate(text=f"PASSAGE-{key.upper()} told in the snow."))
+        n = state.transcript[-1].n
+        if key == "strike":
+            GAME.apply(state, arb, Strike(entry=n))
+        else:
+            GAME.apply(state, arb, XCard())
+        if key == "retold":
+            GAME.apply(state, author, Retell(entry=n, text="PASSAGE-RETOLD gently, again."))
+    if to_the_end:
+        advance(state, Rng.from_seed(seed), None)
+    return state
+
+
+def test_exports_keep_narration_and_leave_out_struck_and_x_carded() -> None:
+    state = told_game(4, 3)
+    assert GAME.is_over(state)
+    out = storybook.export(GAME.view(state, None), NAMES[:4], "The Long Night")
+    told = [e.text for e in state.transcript if e.kind == "narration" and e.text
+            and not e.hidden and not e.struck and e.text.startswith("[")]
+    assert len(told) > 10
+    for t in told:
+        assert storybook._md_escape(t) in out["md"]
+        assert storybook._e(t) in out["html"]
+        assert json.dumps(t, ensure_ascii=False) in out["json"]
+    for text in out.values():
+        assert "PASSAGE-XCARD" not in text and "PASSAGE-STRIKE" not in text
+        assert "PASSAGE-RETOLD gently, again." in text
+        assert "struck from the story" in text  # the ruling itself is part of the story
+    data = json.loads(out["json"])
+    assert data["complete"] is True and data["winner"] == state.winner
+    kept = [e for e in state.transcript if not e.hidden and not e.struck and e.kind != "chapter"
+            and (e.text or e.card)]
+    assert sum(len(ch["entries"]) for ch in data["chapters"]) == len(kept)
+    assert [m["slot"] for m in data["memories"]] == [m.slot for m in state.memories]
+    assert "The Epilogue" in out["md"] and "The Epilogue" in out["html"]
+    authors = {e["author"] for ch in data["chapters"] for e in ch["entries"] if "author" in e}
+    assert authors <= set(NAMES[:4]) and len(authors) >= 3
+
+
+def test_cards_played_carry_their_concept_and_caption() -> None:
+    state = play(3, 12, 200)
+    story = storybook.story_from_view(GAME.view(state, None), NAMES)
+    cards = [e for e in story.entries() if e.kind == "card" and e.card]
+    assert cards
+    md = storybook.to_markdown(story)
+    page = storybook.to_html(story)
+    for e in cards[:20]:
+        sc = C.story_card(e.card)
+        assert e.concept == sc.image and e.caption == sc.side(e.side).caption
+        assert sc.title in md and storybook._e(sc.image) in page
+
+
+def test_mid_game_exports_hold_no_hand_no_secret_objective() -> None:
+    for players, seed, plies in ((3, 21, 140), (5, 22, 220), (7, 23, 300)):
+        state = play(players, seed, plies, objective=True, power=True)
+        assert not GAME.is_over(state)
+        view = GAME.view(state, None)
+        out = storybook.export(view, NAMES[:players],
+                               board_png=renderers.render("winter-tales", view))
+        played = {e.card for e in state.transcript if e.card}
+        held = {c for hand in state.hands for c in hand} - played
+        assert held
+        for card in held:
+            sc = C.story_card(card)
+            for text in out.values():
+                assert sc.image not in text and storybook._e(sc.image) not in text
+                assert f'"{card}"' not in text
+        secret = [o for o in state.objectives if not o.revealed and not o.completed]
+        for o in secret:
+            title = C.objective_card(o.card).title
+            assert all(title not in text and storybook._e(title) not in text
+                       for text in out.values())
+        assert json.loads(out["json"])["complete"] is False
+
+
+def test_exports_refuse_a_seat_view() -> None:
+    state = play(3, 2, 10)
+    with pytest.raises(ValueError, match="public view"):
+        storybook.export(GAME.view(state, 0), NAMES)
+
+
+def test_html_is_self_contained_and_escapes_players_words() -> None:
+    state = play(4, 8, 60)
+    view = GAME.view(state, None).model_dump()
+    view["transcript"].append({"n": 9999, "kind": "narration", "seat": 1, "chapter": 1,
+                               "text": "# Not a heading <script>alert(1)</script> [x](http://e)"})
+    out = storybook.export(view, NAMES, board_png=renderers.render("winter-tales", view))
+    page = out["html"]
+    assert "<script" not in page.lower()
+    assert not re.search(r"(src|href)\s*=\s*[\"'](?!data:)", page)
+    assert "http://" not in page.replace("http://e", "") and "https://" not in page
+    assert "@import" not in page and "url(" not in page
+    assert page.count('src="data:image/png;base64,') >= 1
+    assert "\n# Not a heading" not in out["md"] and "\\# Not a heading" in out["md"]
+    assert json.loads(out["json"])["chapters"][-1]["entries"][-1]["text"].startswith("# Not")
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(),
+                    reason="no /usr/bin/chromium: install Debian's chromium package "
+                           "(apt-get install -y chromium) to check the storybook in a browser")
+def test_storybook_looks_like_a_page_in_headless_chromium(tmp_path: Path) -> None:
+    state = told_game(5, 6)
+    view = GAME.view(state, None)
+    page = tmp_path / "story.html"
+    page.write_text(storybook.export(view, NAMES[:5], "The Thaw")["html"], encoding="utf-8")
+    shot = tmp_path / "story.png"
+    profile = tmp_path / "profile"
+    cmd = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+           "--no-first-run", "--disable-background-networking", "--disable-component-update",
+           "--disable-sync", f"--user-data-dir={profile}", f"--screenshot={shot}",
+           "--window-size=1200,1600", page.as_uri()]
+    subprocess.run(cmd, capture_output=True, timeout=120, check=False)
+    assert shot.exists(), "Chromium made no screenshot"
+    img = Image.open(shot).convert("RGB")
+    assert img.size == (1200, 1600)
+    # Not blank: the title, the cards and the Memory Track paint many colours ...
+    assert len(img.getcolors(1 << 20) or []) > 200
+    # ... on a light page (the default colour scheme), with dark text in the middle column.
+    corner = img.getpixel((10, 10))
+    assert sum(corner) > 600
+    middle = img.crop((300, 60, 900, 400)).convert("L")
+    assert middle.getextrema()[0] < 80
