@@ -400,6 +400,10 @@ class _Table:
     state: GameState | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     ai_task: asyncio.Task[None] | None = None
+    secrets_key: tuple[Any, ...] | None = None
+    secrets_cache: dict[Seat, Any] = field(default_factory=dict)
+    """The seats' secret view parts at ``secrets_key`` (version, seat holders): the
+    "after" of one move is the "before" of the next, so views are built once per move."""
 
     @property
     def status(self) -> TableStatus:
@@ -1082,8 +1086,18 @@ class TableService:
         self._kick_ai(t)
         return outbox
 
-    def _secrets(self, t: _Table, state: GameState) -> dict[Seat, Any]:
-        """Per human seat: the parts of its view that differ from the public view."""
+    def _secrets(self, t: _Table) -> dict[Seat, Any]:
+        """Per human seat: the parts of its view that differ from the public view
+        (cached per version and seat holders)."""
+        if not t.game.has_secrets or t.state is None:
+            return {}
+        key = (t.rec.version, tuple(s["user_id"] for s in t.rec.seats))
+        if t.secrets_key != key:
+            t.secrets_cache = self._compute_secrets(t, t.state)
+            t.secrets_key = key
+        return t.secrets_cache
+
+    def _compute_secrets(self, t: _Table, state: GameState) -> dict[Seat, Any]:
         public = t.game.view(state, None).model_dump(mode="json")
         out: dict[Seat, Any] = {}
         for s in t.seats:
@@ -1097,7 +1111,7 @@ class TableService:
         """Apply on a copy, commit, then adopt. Caller holds ``t.lock``."""
         game = t.game
         assert t.state is not None
-        before = self._secrets(t, t.state) if game.has_secrets else {}
+        before = self._secrets(t)
         state = game.copy_state(t.state)
         try:
             events = game.apply(state, seat, action)
@@ -1174,7 +1188,7 @@ class TableService:
             outcome_text=info.outcome_text,
         )
         private: list[PrivateUpdate] = []
-        after = self._secrets(t, t.state) if t.game.has_secrets and t.state else {}
+        after = self._secrets(t)
         for s in info.seats:
             if s.user_id is None:
                 continue
