@@ -48,8 +48,9 @@ class Counter(discord.ui.DynamicItem[discord.ui.Button], template=r"count:(?P<n>
 
 
 class Notes(discord.ui.Modal, title="Narrate"):
-    text: discord.ui.TextInput = discord.ui.TextInput(label="Story", custom_id="story",
-                                                      max_length=200)
+    text: discord.ui.TextInput = discord.ui.TextInput(
+        label="Story", custom_id="story", max_length=200
+    )
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
         await interaction.response.send_message(f"you wrote: {self.text.value}")
@@ -74,15 +75,18 @@ class Tiny(discord.AutoShardedClient):
         game = app_commands.Group(name="table", description="Tables")
 
         @game.command(name="new", description="Open a table")
-        @app_commands.choices(game=[app_commands.Choice(name="Fairy Tale Inn",
-                                                        value="fairy-tale-inn")])
+        @app_commands.choices(
+            game=[app_commands.Choice(name="Fairy Tale Inn", value="fairy-tale-inn")]
+        )
         async def table_new(interaction: discord.Interaction, game: str) -> None:
             view = discord.ui.View(timeout=None)
             view.add_item(Counter(0))
             await interaction.response.send_message(
-                f"table for {game}", view=view,
+                f"table for {game}",
+                view=view,
                 embed=discord.Embed(title="Lobby", description="waiting"),
-                file=discord.File(io.BytesIO(png()), "board.png"))
+                file=discord.File(io.BytesIO(png()), "board.png"),
+            )
 
         @game.command(name="secret", description="Ephemeral answer")
         async def table_secret(interaction: discord.Interaction) -> None:
@@ -92,8 +96,9 @@ class Tiny(discord.AutoShardedClient):
         async def table_slow(interaction: discord.Interaction) -> None:
             await interaction.response.defer(thinking=True)
             await asyncio.sleep(0.05)
-            await interaction.followup.send("done thinking",
-                                            file=discord.File(io.BytesIO(png("blue")), "b.png"))
+            await interaction.followup.send(
+                "done thinking", file=discord.File(io.BytesIO(png("blue")), "b.png")
+            )
             await interaction.followup.send("and a followup")
             await interaction.edit_original_response(content="edited thinking")
 
@@ -125,9 +130,11 @@ class Tiny(discord.AutoShardedClient):
         async def table_pick(interaction: discord.Interaction) -> None:
             view = discord.ui.View(timeout=None)
             select: discord.ui.Select = discord.ui.Select(
-                custom_id="pick", options=[discord.SelectOption(label=f"Column {i}",
-                                                                value=str(i))
-                                           for i in range(1, 8)])
+                custom_id="pick",
+                options=[
+                    discord.SelectOption(label=f"Column {i}", value=str(i)) for i in range(1, 8)
+                ],
+            )
 
             async def picked(inter: discord.Interaction) -> None:
                 await inter.response.send_message(f"picked {select.values}")
@@ -166,24 +173,75 @@ class Tiny(discord.AutoShardedClient):
                 "content": {"content": "y" * 2001},
                 "embed": {"embeds": [{"title": "t" * 257}]},
                 "ephemeral": {"content": "hi", "flags": 64},
-                "rows": {"content": "hi", "components": [
-                    {"type": 1, "components": [{"type": 2, "style": 1, "label": "x",
-                                                "custom_id": f"r{i}"}]} for i in range(6)]},
-                "dup": {"content": "hi", "components": [{"type": 1, "components": [
-                    {"type": 2, "style": 1, "label": "x", "custom_id": "same"},
-                    {"type": 2, "style": 1, "label": "y", "custom_id": "same"}]}]},
-                "long_id": {"content": "hi", "components": [{"type": 1, "components": [
-                    {"type": 2, "style": 1, "label": "x", "custom_id": "z" * 101}]}]},
-                "six": {"content": "hi", "components": [{"type": 1, "components": [
-                    {"type": 2, "style": 1, "label": str(i), "custom_id": f"s{i}"}
-                    for i in range(6)]}]},
-                "options": {"content": "hi", "components": [{"type": 1, "components": [
-                    {"type": 3, "custom_id": "sel", "options": [
-                        {"label": str(i), "value": str(i)} for i in range(26)]}]}]},
+                "rows": {
+                    "content": "hi",
+                    "components": [
+                        {
+                            "type": 1,
+                            "components": [
+                                {"type": 2, "style": 1, "label": "x", "custom_id": f"r{i}"}
+                            ],
+                        }
+                        for i in range(6)
+                    ],
+                },
+                "dup": {
+                    "content": "hi",
+                    "components": [
+                        {
+                            "type": 1,
+                            "components": [
+                                {"type": 2, "style": 1, "label": "x", "custom_id": "same"},
+                                {"type": 2, "style": 1, "label": "y", "custom_id": "same"},
+                            ],
+                        }
+                    ],
+                },
+                "long_id": {
+                    "content": "hi",
+                    "components": [
+                        {
+                            "type": 1,
+                            "components": [
+                                {"type": 2, "style": 1, "label": "x", "custom_id": "z" * 101}
+                            ],
+                        }
+                    ],
+                },
+                "six": {
+                    "content": "hi",
+                    "components": [
+                        {
+                            "type": 1,
+                            "components": [
+                                {"type": 2, "style": 1, "label": str(i), "custom_id": f"s{i}"}
+                                for i in range(6)
+                            ],
+                        }
+                    ],
+                },
+                "options": {
+                    "content": "hi",
+                    "components": [
+                        {
+                            "type": 1,
+                            "components": [
+                                {
+                                    "type": 3,
+                                    "custom_id": "sel",
+                                    "options": [
+                                        {"label": str(i), "value": str(i)} for i in range(26)
+                                    ],
+                                }
+                            ],
+                        }
+                    ],
+                },
                 "empty": {"content": ""},
             }
-            route = discord.http.Route("POST", "/channels/{channel_id}/messages",
-                                       channel_id=interaction.channel.id)
+            route = discord.http.Route(
+                "POST", "/channels/{channel_id}/messages", channel_id=interaction.channel.id
+            )
             if what == "big":
                 big = discord.File(io.BytesIO(b"\0" * (10 * 1024 * 1024 + 1)), "big.bin")
                 try:
@@ -208,14 +266,14 @@ class Tiny(discord.AutoShardedClient):
     async def setup_hook(self) -> None:
         self.add_dynamic_items(Counter)
 
-    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False
-                                   ) -> None:
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         """No 5-second pause between shard IDENTIFYs (the emulator has no identify limit)."""
 
 
 @contextlib.asynccontextmanager
-async def running(shards: int = 1, guilds: int = 1, **emu_kwargs: object
-                  ) -> AsyncIterator[tuple[Emulator, Tiny]]:
+async def running(
+    shards: int = 1, guilds: int = 1, **emu_kwargs: object
+) -> AsyncIterator[tuple[Emulator, Tiny]]:
     async with Emulator(shard_count=shards, guilds=guilds, **emu_kwargs) as emu:  # type: ignore
         with discord_pointed_at(emu):
             bot = Tiny()
@@ -323,8 +381,9 @@ async def test_raw_double_callback_gets_40060() -> None:
     async with running() as (emu, bot):
         alice = emu.user("alice")
         inter = await alice.slash("/hello", name="x")
-        route = discord.http.Route("POST", "/interactions/{i}/{t}/callback", i=inter.id,
-                                   t=inter.token)
+        route = discord.http.Route(
+            "POST", "/interactions/{i}/{t}/callback", i=inter.id, t=inter.token
+        )
         with pytest.raises(discord.HTTPException) as info:
             await bot.http.request(route, json={"type": 4, "data": {"content": "again"}})
         assert info.value.code == ALREADY_ACKNOWLEDGED
@@ -355,10 +414,18 @@ async def test_token_expires_after_fifteen_minutes() -> None:
 
 @pytest.mark.parametrize(
     ("what", "status", "code"),
-    [("content", 400, 50035), ("embed", 400, 50035), ("ephemeral", 400, 50035),
-     ("rows", 400, 50035), ("dup", 400, 50035), ("long_id", 400, 50035),
-     ("six", 400, 50035), ("options", 400, 50035), ("empty", 400, 50006),
-     ("big", 413, 40005)],
+    [
+        ("content", 400, 50035),
+        ("embed", 400, 50035),
+        ("ephemeral", 400, 50035),
+        ("rows", 400, 50035),
+        ("dup", 400, 50035),
+        ("long_id", 400, 50035),
+        ("six", 400, 50035),
+        ("options", 400, 50035),
+        ("empty", 400, 50006),
+        ("big", 413, 40005),
+    ],
 )
 async def test_limits_are_refused_with_discords_codes(what: str, status: int, code: int) -> None:
     async with running() as (emu, bot):
@@ -485,16 +552,18 @@ async def test_rate_limits_and_server_errors_are_retried_once() -> None:
         emu.faults.rate_limit(route, retry_after=0.1)
         emu.faults.rate_limit(None, retry_after=0.1, is_global=True)
         await alice.slash("/table post", text="once")
-        await emu.wait_for(lambda: [m.content for m in emu.channel.messages][-2:]
-                           == ["posted", "once"] or [m.content for m in emu.channel.messages]
-                           [-2:] == ["once", "posted"])
+        await emu.wait_for(
+            lambda: (
+                [m.content for m in emu.channel.messages][-2:] == ["posted", "once"]
+                or [m.content for m in emu.channel.messages][-2:] == ["once", "posted"]
+            )
+        )
         assert [m.content for m in emu.channel.messages].count("once") == 1
         statuses = [c.status for c in emu.requests if c.template.endswith("/messages")]
         assert statuses.count(429) >= 1 and statuses[-1] == 200
         emu.faults.fail(route, status=502)
         await alice.slash("/table post", text="twice")
-        await emu.wait_for(lambda: "twice" in [m.content for m in emu.channel.messages],
-                           timeout=6)
+        await emu.wait_for(lambda: "twice" in [m.content for m in emu.channel.messages], timeout=6)
         assert [m.content for m in emu.channel.messages].count("twice") == 1
         assert all(f.hits == 1 for f in emu.faults.rules)
         emu.assert_clean()
@@ -503,11 +572,13 @@ async def test_rate_limits_and_server_errors_are_retried_once() -> None:
 async def test_lost_answer_after_apply_is_visible_as_a_retry() -> None:
     """A 5xx after the emulator did the work: the client retries and the callback gets 40060."""
     async with running() as (emu, _bot):
-        emu.faults.fail("POST /interactions/{interaction_id}/{token}/callback", status=500,
-                        after_apply=True)
+        emu.faults.fail(
+            "POST /interactions/{interaction_id}/{token}/callback", status=500, after_apply=True
+        )
         inter = await emu.user("alice").slash("/hello", name="x", wait=False)
-        await emu.wait_for(lambda: any(e.code == ALREADY_ACKNOWLEDGED
-                                       for _, _, e in emu.api_errors), timeout=6)
+        await emu.wait_for(
+            lambda: any(e.code == ALREADY_ACKNOWLEDGED for _, _, e in emu.api_errors), timeout=6
+        )
         assert [m.content for m in emu.channel.messages] == ["hello x"]
         assert inter.acknowledged
         emu.take_errors()
@@ -534,6 +605,7 @@ async def test_unknown_routes_are_404_and_reported() -> None:
 
 async def test_api_error_bodies_read_like_discord() -> None:
     err = ApiError(400, 50035, "Invalid Form Body", "embeds.0.title", "too long")
-    assert err.body()["errors"] == {"embeds": {"0": {"title": {"_errors": [
-        {"code": "INVALID", "message": "too long"}]}}}}
+    assert err.body()["errors"] == {
+        "embeds": {"0": {"title": {"_errors": [{"code": "INVALID", "message": "too long"}]}}}
+    }
     assert "embeds.0.title" in str(err)

@@ -36,8 +36,20 @@ from tests.emulator.people import CannotDoThat, Person
 from tests.emulator.server import Emulator, Fault, Faults, InteractionFailed
 
 __all__ = [
-    "ApiError", "Attachment", "Button", "CannotDoThat", "Channel", "Emulator", "Fault",
-    "Faults", "Guild", "Interaction", "InteractionFailed", "Message", "Person", "User",
+    "ApiError",
+    "Attachment",
+    "Button",
+    "CannotDoThat",
+    "Channel",
+    "Emulator",
+    "Fault",
+    "Faults",
+    "Guild",
+    "Interaction",
+    "InteractionFailed",
+    "Message",
+    "Person",
+    "User",
     "discord_pointed_at",
 ]
 

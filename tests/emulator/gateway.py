@@ -104,8 +104,9 @@ class Gateway:
             return 0
         return (guild_id >> 22) % self.emu.shard_count
 
-    def dispatch(self, event: str, data: dict[str, Any], guild_id: int | None,
-                 intent: int | None = None) -> bool:
+    def dispatch(
+        self, event: str, data: dict[str, Any], guild_id: int | None, intent: int | None = None
+    ) -> bool:
         session = self.by_shard.get(self.shard_for(guild_id))
         if session is None:
             say = log.warning if self.sessions else log.debug
@@ -126,8 +127,9 @@ class Gateway:
         compress = request.query.get("compress") == "zlib-stream"
         conn = Connection(self.emu, ws, compress)
         self.connections.add(conn)
-        conn.send({"op": HELLO, "d": {"heartbeat_interval": HEARTBEAT_INTERVAL_MS},
-                   "s": None, "t": None})
+        conn.send(
+            {"op": HELLO, "d": {"heartbeat_interval": HEARTBEAT_INTERVAL_MS}, "s": None, "t": None}
+        )
         try:
             async for msg in ws:
                 if msg.type is WSMsgType.TEXT:
@@ -177,22 +179,34 @@ class Gateway:
         self.sessions[session.id] = session
         self.by_shard[shard_id] = session
         guilds = [g for g in emu.guilds.values() if self.shard_for(g.id) == shard_id]
-        session.dispatch("READY", {
-            "v": 10, "user": emu.bot.to_api(), "session_id": session.id,
-            "resume_gateway_url": emu.gateway_url, "shard": [shard_id, shard_count],
-            "guilds": [{"id": str(g.id), "unavailable": True} for g in guilds],
-            "application": {"id": str(emu.application_id), "flags": 0},
-            "private_channels": [], "relationships": [], "presences": [],
-            "geo_ordered_rtc_regions": [], "guild_join_requests": [], "user_settings": {},
-        })
+        session.dispatch(
+            "READY",
+            {
+                "v": 10,
+                "user": emu.bot.to_api(),
+                "session_id": session.id,
+                "resume_gateway_url": emu.gateway_url,
+                "shard": [shard_id, shard_count],
+                "guilds": [{"id": str(g.id), "unavailable": True} for g in guilds],
+                "application": {"id": str(emu.application_id), "flags": 0},
+                "private_channels": [],
+                "relationships": [],
+                "presences": [],
+                "geo_ordered_rtc_regions": [],
+                "guild_join_requests": [],
+                "user_settings": {},
+            },
+        )
         for guild in guilds:
             session.dispatch("GUILD_CREATE", guild.to_api(emu.bot))
         emu._changed()
 
     async def _resume(self, conn: Connection, d: dict[str, Any]) -> None:
         session = self.sessions.get(d.get("session_id", ""))
-        if d.get("token") != self.emu.token or session is None or (
-            self.by_shard.get(session.shard_id) is not session
+        if (
+            d.get("token") != self.emu.token
+            or session is None
+            or (self.by_shard.get(session.shard_id) is not session)
         ):
             conn.send({"op": INVALID_SESSION, "d": False, "s": None, "t": None})
             return
@@ -214,18 +228,25 @@ class Gateway:
             guild = self.emu.guilds.get(int(gid))
             if guild is None or conn.session is None:
                 continue
-            members = [self.emu.bot, *[m for m in guild.members.values()
-                                       if m.id != self.emu.bot.id]]
+            members = [
+                self.emu.bot,
+                *[m for m in guild.members.values() if m.id != self.emu.bot.id],
+            ]
             payload: dict[str, Any] = {
-                "guild_id": str(guild.id), "members": [m.member_api(guild) for m in members],
-                "chunk_index": 0, "chunk_count": 1, "not_found": [], "presences": [],
+                "guild_id": str(guild.id),
+                "members": [m.member_api(guild) for m in members],
+                "chunk_index": 0,
+                "chunk_count": 1,
+                "not_found": [],
+                "presences": [],
             }
             if d.get("nonce"):
                 payload["nonce"] = d["nonce"]
             conn.session.dispatch("GUILD_MEMBERS_CHUNK", payload)
 
-    async def drop(self, shard_id: int | None = None, *, abrupt: bool = True,
-                   code: int = 4000) -> None:
+    async def drop(
+        self, shard_id: int | None = None, *, abrupt: bool = True, code: int = 4000
+    ) -> None:
         """Cut the gateway connection(s); the client is expected to RESUME."""
         for sid, session in list(self.by_shard.items()):
             if shard_id is not None and sid != shard_id:

@@ -184,16 +184,18 @@ def _select(select: dict[str, Any], path: str, seen: set[str]) -> None:
     if select.get("type") == 3:
         options = select.get("options") or []
         if not 1 <= len(options) <= SELECT_OPTIONS_MAX:
-            raise form_error(f"{path}.options",
-                             f"Must be between 1 and {SELECT_OPTIONS_MAX} in length.")
+            raise form_error(
+                f"{path}.options", f"Must be between 1 and {SELECT_OPTIONS_MAX} in length."
+            )
         if hi > len(options):
             raise form_error(f"{path}.max_values", "max_values exceeds the number of options")
         values: set[str] = set()
         for k, opt in enumerate(options):
             _length(opt.get("label"), f"{path}.options.{k}.label", SELECT_OPTION_TEXT_MAX, 1)
             _length(opt.get("value"), f"{path}.options.{k}.value", SELECT_OPTION_TEXT_MAX, 1)
-            _length(opt.get("description"), f"{path}.options.{k}.description",
-                    SELECT_OPTION_TEXT_MAX)
+            _length(
+                opt.get("description"), f"{path}.options.{k}.description", SELECT_OPTION_TEXT_MAX
+            )
             if opt["value"] in values:
                 raise form_error(f"{path}.options.{k}.value", "Select option values must be unique")
             values.add(opt["value"])
@@ -282,8 +284,12 @@ def validate_message(
     validate_components(payload.get("components"), flags)
     validate_files(files)
     if not edit and not (
-        content or payload.get("embeds") or payload.get("components") or files
-        or payload.get("sticker_ids") or payload.get("poll")
+        content
+        or payload.get("embeds")
+        or payload.get("components")
+        or files
+        or payload.get("sticker_ids")
+        or payload.get("poll")
     ):
         raise ApiError(400, CANNOT_SEND_EMPTY_MESSAGE, "Cannot send an empty message")
     return flags

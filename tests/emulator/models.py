@@ -36,8 +36,17 @@ SEND_MESSAGES = 1 << 11
 MANAGE_CHANNELS = 1 << 4
 ADMINISTRATOR = 1 << 3
 MEMBER_PERMISSIONS = (
-    VIEW_CHANNEL | SEND_MESSAGES | (1 << 14) | (1 << 15) | (1 << 16) | (1 << 6)
-    | (1 << 31) | (1 << 35) | (1 << 36) | (1 << 38) | (1 << 0)
+    VIEW_CHANNEL
+    | SEND_MESSAGES
+    | (1 << 14)
+    | (1 << 15)
+    | (1 << 16)
+    | (1 << 6)
+    | (1 << 31)
+    | (1 << 35)
+    | (1 << 36)
+    | (1 << 38)
+    | (1 << 0)
 )
 ALL_PERMISSIONS = (1 << 50) - 1
 
@@ -76,17 +85,33 @@ class User:
 
     def to_api(self) -> dict[str, Any]:
         return {
-            "id": str(self.id), "username": self.name, "global_name": self.name.title(),
-            "discriminator": "0", "avatar": None, "bot": self.bot, "public_flags": 0,
-            "flags": 0, "banner": None, "accent_color": None, "avatar_decoration_data": None,
+            "id": str(self.id),
+            "username": self.name,
+            "global_name": self.name.title(),
+            "discriminator": "0",
+            "avatar": None,
+            "bot": self.bot,
+            "public_flags": 0,
+            "flags": 0,
+            "banner": None,
+            "accent_color": None,
+            "avatar_decoration_data": None,
         }
 
     def member_api(self, guild: Guild) -> dict[str, Any]:
         perms = ALL_PERMISSIONS if self.id == guild.owner_id else self.permissions
         return {
-            "user": self.to_api(), "roles": [], "nick": None, "avatar": None,
-            "joined_at": self.joined, "premium_since": None, "deaf": False, "mute": False,
-            "flags": 0, "pending": False, "permissions": str(perms),
+            "user": self.to_api(),
+            "roles": [],
+            "nick": None,
+            "avatar": None,
+            "joined_at": self.joined,
+            "premium_since": None,
+            "deaf": False,
+            "mute": False,
+            "flags": 0,
+            "pending": False,
+            "permissions": str(perms),
             "communication_disabled_until": None,
         }
 
@@ -124,8 +149,12 @@ class Attachment:
     def to_api(self, base_url: str, channel_id: int) -> dict[str, Any]:
         url = f"{base_url}/attachments/{channel_id}/{self.id}/{self.filename}"
         out: dict[str, Any] = {
-            "id": str(self.id), "filename": self.filename, "size": self.size, "url": url,
-            "proxy_url": url, "content_type": self.content_type,
+            "id": str(self.id),
+            "filename": self.filename,
+            "size": self.size,
+            "url": url,
+            "proxy_url": url,
+            "content_type": self.content_type,
         }
         if self.description:
             out["description"] = self.description
@@ -236,18 +265,33 @@ class Message:
                 row += 1
             if comp.get("type") == limits.BUTTON:
                 emoji = comp.get("emoji") or {}
-                out.append(Button(
-                    comp.get("label"), comp.get("custom_id"), comp.get("style", 1),
-                    bool(comp.get("disabled")), emoji.get("name"), comp.get("url"), row,
-                ))
+                out.append(
+                    Button(
+                        comp.get("label"),
+                        comp.get("custom_id"),
+                        comp.get("style", 1),
+                        bool(comp.get("disabled")),
+                        emoji.get("name"),
+                        comp.get("url"),
+                        row,
+                    )
+                )
         return out
 
     @property
     def selects(self) -> list[Select]:
         return [
-            Select(c["custom_id"], c["type"], c.get("placeholder"), c.get("options") or [],
-                   c.get("min_values", 1), c.get("max_values", 1), bool(c.get("disabled")))
-            for c in walk_components(self.components) if c.get("type") in limits.SELECT_TYPES
+            Select(
+                c["custom_id"],
+                c["type"],
+                c.get("placeholder"),
+                c.get("options") or [],
+                c.get("min_values", 1),
+                c.get("max_values", 1),
+                bool(c.get("disabled")),
+            )
+            for c in walk_components(self.components)
+            if c.get("type") in limits.SELECT_TYPES
         ]
 
     @property
@@ -279,31 +323,53 @@ class Message:
         for e in self.embeds:
             parts += [e.get("title") or "", e.get("description") or ""]
             parts += [f"{f['name']}\n{f['value']}" for f in e.get("fields") or []]
-            parts += [(e.get("footer") or {}).get("text") or "", (e.get("author") or {}).get(
-                "name") or ""]
+            parts += [
+                (e.get("footer") or {}).get("text") or "",
+                (e.get("author") or {}).get("name") or "",
+            ]
         for comp in walk_components(self.components):
-            parts += [comp.get("label") or "", comp.get("placeholder") or "",
-                      comp.get("content") or ""]
-            parts += [o.get("label", "") + " " + (o.get("description") or "")
-                      for o in comp.get("options") or []]
+            parts += [
+                comp.get("label") or "",
+                comp.get("placeholder") or "",
+                comp.get("content") or "",
+            ]
+            parts += [
+                o.get("label", "") + " " + (o.get("description") or "")
+                for o in comp.get("options") or []
+            ]
         return "\n".join(p for p in parts if p)
 
     def raw_json(self) -> str:
         """Content, embeds and components as JSON text (what a leak scan reads)."""
         return json.dumps(
-            {"content": self.content, "embeds": self.embeds, "components": self.components,
-             "files": [a.filename for a in self.attachments]}, sort_keys=True)
+            {
+                "content": self.content,
+                "embeds": self.embeds,
+                "components": self.components,
+                "files": [a.filename for a in self.attachments],
+            },
+            sort_keys=True,
+        )
 
     def to_api(self, base_url: str) -> dict[str, Any]:
         data: dict[str, Any] = {
-            "id": str(self.id), "channel_id": str(self.channel_id), "type": self.type,
-            "author": self.author.to_api(), "content": self.content,
+            "id": str(self.id),
+            "channel_id": str(self.channel_id),
+            "type": self.type,
+            "author": self.author.to_api(),
+            "content": self.content,
             "timestamp": iso(self.created),
             "edited_timestamp": iso(self.edited_at) if self.edited_at else None,
-            "tts": False, "mention_everyone": False, "mentions": [], "mention_roles": [],
+            "tts": False,
+            "mention_everyone": False,
+            "mentions": [],
+            "mention_roles": [],
             "attachments": [a.to_api(base_url, self.channel_id) for a in self.attachments],
-            "embeds": self.embeds, "pinned": False, "flags": self.flags,
-            "components": self.components, "reactions": [],
+            "embeds": self.embeds,
+            "pinned": False,
+            "flags": self.flags,
+            "components": self.components,
+            "reactions": [],
         }
         if self.guild_id is not None:
             data["guild_id"] = str(self.guild_id)
@@ -312,14 +378,16 @@ class Message:
             data["application_id"] = str(self.webhook_id)
         if self.interaction_id is not None and self.interaction_user is not None:
             data["interaction_metadata"] = {
-                "id": str(self.interaction_id), "type": APPLICATION_COMMAND
-                if self.type == 20 else MESSAGE_COMPONENT,
+                "id": str(self.interaction_id),
+                "type": APPLICATION_COMMAND if self.type == 20 else MESSAGE_COMPONENT,
                 "user": self.interaction_user.to_api(),
                 "authorizing_integration_owners": {},
             }
             data["interaction"] = {
-                "id": str(self.interaction_id), "type": data["interaction_metadata"]["type"],
-                "name": self.interaction_name or "", "user": self.interaction_user.to_api(),
+                "id": str(self.interaction_id),
+                "type": data["interaction_metadata"]["type"],
+                "name": self.interaction_name or "",
+                "user": self.interaction_user.to_api(),
             }
         return data
 
@@ -357,23 +425,45 @@ class Channel:
     def to_api(self, me: User | None = None) -> dict[str, Any]:
         if self.type == DM:
             assert self.recipient is not None
-            return {"id": str(self.id), "type": DM, "last_message_id": None, "flags": 0,
-                    "recipients": [self.recipient.to_api()]}
+            return {
+                "id": str(self.id),
+                "type": DM,
+                "last_message_id": None,
+                "flags": 0,
+                "recipients": [self.recipient.to_api()],
+            }
         data: dict[str, Any] = {
-            "id": str(self.id), "type": self.type, "name": self.name,
-            "guild_id": str(self.guild_id), "position": self.position, "flags": 0,
-            "permission_overwrites": [], "nsfw": False, "parent_id": None, "topic": None,
-            "last_message_id": None, "rate_limit_per_user": 0,
+            "id": str(self.id),
+            "type": self.type,
+            "name": self.name,
+            "guild_id": str(self.guild_id),
+            "position": self.position,
+            "flags": 0,
+            "permission_overwrites": [],
+            "nsfw": False,
+            "parent_id": None,
+            "topic": None,
+            "last_message_id": None,
+            "rate_limit_per_user": 0,
         }
         if self.is_thread:
-            data.update({
-                "parent_id": str(self.parent_id), "owner_id": str(self.owner_id or 0),
-                "message_count": len(self.messages), "member_count": 1,
-                "total_message_sent": len(self.messages),
-                "thread_metadata": {"archived": self.archived, "auto_archive_duration": 1440,
-                                    "archive_timestamp": iso(), "locked": False,
-                                    "invitable": True, "create_timestamp": iso()},
-            })
+            data.update(
+                {
+                    "parent_id": str(self.parent_id),
+                    "owner_id": str(self.owner_id or 0),
+                    "message_count": len(self.messages),
+                    "member_count": 1,
+                    "total_message_sent": len(self.messages),
+                    "thread_metadata": {
+                        "archived": self.archived,
+                        "auto_archive_duration": 1440,
+                        "archive_timestamp": iso(),
+                        "locked": False,
+                        "invitable": True,
+                        "create_timestamp": iso(),
+                    },
+                }
+            )
         return data
 
 
@@ -389,25 +479,60 @@ class Guild:
         return f"<Guild {self.name} {self.id}>"
 
     def to_api(self, bot: User) -> dict[str, Any]:
-        everyone = {"id": str(self.id), "name": "@everyone", "permissions": str(
-            MEMBER_PERMISSIONS), "position": 0, "color": 0, "hoist": False, "managed": False,
-            "mentionable": False, "icon": None, "unicode_emoji": None, "flags": 0}
+        everyone = {
+            "id": str(self.id),
+            "name": "@everyone",
+            "permissions": str(MEMBER_PERMISSIONS),
+            "position": 0,
+            "color": 0,
+            "hoist": False,
+            "managed": False,
+            "mentionable": False,
+            "icon": None,
+            "unicode_emoji": None,
+            "flags": 0,
+        }
         plain = [c for c in self.channels.values() if not c.is_thread]
         threads = [c for c in self.channels.values() if c.is_thread]
         members = [bot, *[m for m in self.members.values() if m.id != bot.id]]
         return {
-            "id": str(self.id), "name": self.name, "icon": None, "splash": None,
-            "discovery_splash": None, "owner_id": str(self.owner_id), "afk_channel_id": None,
-            "afk_timeout": 300, "verification_level": 0, "default_message_notifications": 0,
-            "explicit_content_filter": 0, "roles": [everyone], "emojis": [], "stickers": [],
-            "features": [], "mfa_level": 0, "application_id": None,
-            "system_channel_id": None, "system_channel_flags": 0, "rules_channel_id": None,
-            "vanity_url_code": None, "description": None, "banner": None, "premium_tier": 0,
-            "premium_subscription_count": 0, "preferred_locale": "en-US",
-            "public_updates_channel_id": None, "nsfw_level": 0,
-            "premium_progress_bar_enabled": False, "unavailable": False, "large": False,
-            "member_count": len(members), "joined_at": iso(), "voice_states": [],
-            "presences": [], "stage_instances": [], "guild_scheduled_events": [],
+            "id": str(self.id),
+            "name": self.name,
+            "icon": None,
+            "splash": None,
+            "discovery_splash": None,
+            "owner_id": str(self.owner_id),
+            "afk_channel_id": None,
+            "afk_timeout": 300,
+            "verification_level": 0,
+            "default_message_notifications": 0,
+            "explicit_content_filter": 0,
+            "roles": [everyone],
+            "emojis": [],
+            "stickers": [],
+            "features": [],
+            "mfa_level": 0,
+            "application_id": None,
+            "system_channel_id": None,
+            "system_channel_flags": 0,
+            "rules_channel_id": None,
+            "vanity_url_code": None,
+            "description": None,
+            "banner": None,
+            "premium_tier": 0,
+            "premium_subscription_count": 0,
+            "preferred_locale": "en-US",
+            "public_updates_channel_id": None,
+            "nsfw_level": 0,
+            "premium_progress_bar_enabled": False,
+            "unavailable": False,
+            "large": False,
+            "member_count": len(members),
+            "joined_at": iso(),
+            "voice_states": [],
+            "presences": [],
+            "stage_instances": [],
+            "guild_scheduled_events": [],
             "soundboard_sounds": [],
             "members": [m.member_api(self) for m in members],
             "channels": [c.to_api() for c in plain],
@@ -463,8 +588,9 @@ class Interaction:
     @property
     def replies(self) -> list[Message]:
         """What the bot answered: the response message (new or updated) and any followups."""
-        first = [self.original] if self.original is not None and self.response_type in (
-            4, 5, 7) else []
+        first = (
+            [self.original] if self.original is not None and self.response_type in (4, 5, 7) else []
+        )
         return [m for m in first + self.followups if not m.deleted]
 
     @property

@@ -71,8 +71,11 @@ class Person:
 
     def ephemerals(self, channel: Channel | None = None) -> list[Message]:
         """Ephemeral replies only this person sees (optionally in one channel), oldest first."""
-        return [m for m in self.emu.ephemerals.get(self.user.id, [])
-                if not m.deleted and (channel is None or m.channel_id == channel.id)]
+        return [
+            m
+            for m in self.emu.ephemerals.get(self.user.id, [])
+            if not m.deleted and (channel is None or m.channel_id == channel.id)
+        ]
 
     def sees(self, message: Message) -> bool:
         if message.deleted:
@@ -104,8 +107,9 @@ class Person:
 
     def _find_command(self, parts: list[str], channel: Channel) -> dict[str, Any]:
         guild = self.emu.guilds.get(channel.guild_id) if channel.guild_id else None
-        candidates = [c for c in self.emu.commands(guild) if c.get("type", 1) == 1
-                      and c["name"] == parts[0]]
+        candidates = [
+            c for c in self.emu.commands(guild) if c.get("type", 1) == 1 and c["name"] == parts[0]
+        ]
         if guild is not None:  # a guild command shadows the global one of the same name
             candidates.sort(key=lambda c: "guild_id" not in c)
         if not candidates:
@@ -123,8 +127,9 @@ class Person:
                 raise CannotDoThat(f"{self.name} lacks the permissions /{parts[0]} requires")
         return cmd
 
-    def _command_data(self, command: str, channel: Channel, given: dict[str, Any],
-                      focus: str | None = None) -> tuple[dict[str, Any], str]:
+    def _command_data(
+        self, command: str, channel: Channel, given: dict[str, Any], focus: str | None = None
+    ) -> tuple[dict[str, Any], str]:
         parts = command.lstrip("/").split()
         if not parts:
             raise CannotDoThat("empty command")
@@ -134,8 +139,10 @@ class Person:
             data["guild_id"] = cmd["guild_id"]
         node, container = cmd, data
         for part in parts[1:]:
-            sub = next((o for o in node.get("options") or []
-                        if o["name"] == part and o["type"] in (1, 2)), None)
+            sub = next(
+                (o for o in node.get("options") or [] if o["name"] == part and o["type"] in (1, 2)),
+                None,
+            )
             if sub is None:
                 raise CannotDoThat(f"/{' '.join(parts)}: no subcommand {part!r}")
             entry: dict[str, Any] = {"name": part, "type": sub["type"], "options": []}
@@ -151,14 +158,21 @@ class Person:
         for name, value in given.items():
             opt = by_name.get(name)
             if opt is None:
-                raise CannotDoThat(f"/{' '.join(parts)} has no option {name!r} "
-                                   f"(has {list(by_name)})")
+                raise CannotDoThat(
+                    f"/{' '.join(parts)} has no option {name!r} (has {list(by_name)})"
+                )
             if name == focus:
-                options.append({"name": name, "type": opt["type"], "value": str(value),
-                                "focused": True})
+                options.append(
+                    {"name": name, "type": opt["type"], "value": str(value), "focused": True}
+                )
             else:
-                options.append({"name": name, "type": opt["type"],
-                                "value": self._convert(opt, value, resolved, channel)})
+                options.append(
+                    {
+                        "name": name,
+                        "type": opt["type"],
+                        "value": self._convert(opt, value, resolved, channel),
+                    }
+                )
         if focus is None:
             missing = [o["name"] for o in schema if o.get("required") and o["name"] not in given]
             if missing:
@@ -170,8 +184,9 @@ class Person:
             data["resolved"] = resolved
         return data, " ".join(parts)
 
-    def _convert(self, opt: dict[str, Any], value: Any, resolved: dict[str, dict[str, Any]],
-                 channel: Channel) -> Any:
+    def _convert(
+        self, opt: dict[str, Any], value: Any, resolved: dict[str, dict[str, Any]], channel: Channel
+    ) -> Any:
         t, name = opt["type"], opt["name"]
         if isinstance(value, Person):
             value = value.user
@@ -199,7 +214,9 @@ class Person:
             if not isinstance(value, Channel):
                 raise CannotDoThat(f"{name}: pick a channel")
             resolved.setdefault("channels", {})[str(value.id)] = {
-                **value.to_api(), "permissions": str((1 << 41) - 1)}
+                **value.to_api(),
+                "permissions": str((1 << 41) - 1),
+            }
             return str(value.id)
         elif t == ROLE:
             return str(value)
@@ -212,23 +229,38 @@ class Person:
             for c in choices:
                 if value == c["value"] or value == c["name"]:
                     return c["value"]
-            raise CannotDoThat(f"{name}: {value!r} is not one of "
-                               f"{[c['value'] for c in choices]}")
+            raise CannotDoThat(f"{name}: {value!r} is not one of {[c['value'] for c in choices]}")
         return value
 
-    async def slash(self, command: str, *, channel: Channel | None = None, wait: bool = True,
-                    expect_response: bool = True, options: dict[str, Any] | None = None,
-                    **kwargs: Any) -> Interaction:
+    async def slash(
+        self,
+        command: str,
+        *,
+        channel: Channel | None = None,
+        wait: bool = True,
+        expect_response: bool = True,
+        settle: bool = True,
+        options: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> Interaction:
         """Run ``/command sub`` with options (kwargs, or ``options=`` for hyphenated names).
         Waits for the bot's answer and for it to go quiet; returns the interaction."""
         channel = self._channel(channel)
         data, name = self._command_data(command, channel, {**(options or {}), **kwargs})
-        inter = self.emu.start_interaction(self.user, channel, APPLICATION_COMMAND, data,
-                                           name=name)
-        return await self.emu.finish(inter, wait=wait, expect_response=expect_response)
+        inter = self.emu.start_interaction(self.user, channel, APPLICATION_COMMAND, data, name=name)
+        return await self.emu.finish(
+            inter, wait=wait, expect_response=expect_response, settle=settle
+        )
 
-    async def autocomplete(self, command: str, focus: str, typed: str = "", *,
-                           channel: Channel | None = None, **others: Any) -> list[dict[str, Any]]:
+    async def autocomplete(
+        self,
+        command: str,
+        focus: str,
+        typed: str = "",
+        *,
+        channel: Channel | None = None,
+        **others: Any,
+    ) -> list[dict[str, Any]]:
         """Type ``typed`` into option ``focus``; returns the choices the bot suggests."""
         channel = self._channel(channel)
         given = {**others, focus: typed}
@@ -244,10 +276,18 @@ class Person:
             raise CannotDoThat(f"{self.name} cannot see {message!r}")
         return message
 
-    async def click(self, message: Message, label: str | None = None, *,
-                    custom_id: str | None = None, index: int | None = None,
-                    force: bool = False, wait: bool = True,
-                    expect_response: bool = True) -> Interaction:
+    async def click(
+        self,
+        message: Message,
+        label: str | None = None,
+        *,
+        custom_id: str | None = None,
+        index: int | None = None,
+        force: bool = False,
+        wait: bool = True,
+        expect_response: bool = True,
+        settle: bool = True,
+    ) -> Interaction:
         """Click a button (by label, emoji, custom_id or position) on a visible message.
         ``force`` sends a custom_id that is no longer displayed (an outdated client)."""
         self._visible(message)
@@ -267,13 +307,24 @@ class Person:
             custom_id = button.custom_id
         data = {"custom_id": custom_id, "component_type": 2}
         channel = self.emu.channels[message.channel_id]
-        inter = self.emu.start_interaction(self.user, channel, MESSAGE_COMPONENT, data,
-                                           message=message, name=custom_id)
-        return await self.emu.finish(inter, wait=wait, expect_response=expect_response)
+        inter = self.emu.start_interaction(
+            self.user, channel, MESSAGE_COMPONENT, data, message=message, name=custom_id
+        )
+        return await self.emu.finish(
+            inter, wait=wait, expect_response=expect_response, settle=settle
+        )
 
-    async def select(self, message: Message, values: list[str] | str, *,
-                     custom_id: str | None = None, by_label: bool = False,
-                     wait: bool = True, expect_response: bool = True) -> Interaction:
+    async def select(
+        self,
+        message: Message,
+        values: list[str] | str,
+        *,
+        custom_id: str | None = None,
+        by_label: bool = False,
+        wait: bool = True,
+        expect_response: bool = True,
+        settle: bool = True,
+    ) -> Interaction:
         """Pick option values (or labels, with ``by_label``) in a select menu."""
         self._visible(message)
         values = [values] if isinstance(values, str) else list(values)
@@ -295,12 +346,22 @@ class Person:
             raise CannotDoThat(f"pick {sel.min_values}..{sel.max_values} values")
         data = {"custom_id": sel.custom_id, "component_type": sel.type, "values": values}
         channel = self.emu.channels[message.channel_id]
-        inter = self.emu.start_interaction(self.user, channel, MESSAGE_COMPONENT, data,
-                                           message=message, name=sel.custom_id)
-        return await self.emu.finish(inter, wait=wait, expect_response=expect_response)
+        inter = self.emu.start_interaction(
+            self.user, channel, MESSAGE_COMPONENT, data, message=message, name=sel.custom_id
+        )
+        return await self.emu.finish(
+            inter, wait=wait, expect_response=expect_response, settle=settle
+        )
 
-    async def submit_modal(self, values: dict[str, str] | None = None, *, wait: bool = True,
-                           expect_response: bool = True, **kwargs: str) -> Interaction:
+    async def submit_modal(
+        self,
+        values: dict[str, str] | None = None,
+        *,
+        wait: bool = True,
+        expect_response: bool = True,
+        settle: bool = True,
+        **kwargs: str,
+    ) -> Interaction:
         """Fill in the open modal (fields by custom_id or label) and press Submit."""
         opener = self.emu.open_modals.pop(self.user.id, None)
         if opener is None or opener.modal is None:
@@ -311,11 +372,8 @@ class Person:
         for comp in opener.modal.get("components") or []:
             if comp.get("type") == 1:
                 field, label = comp["components"][0], comp["components"][0].get("label")
-                wrap = lambda inner: {"type": 1, "components": [inner]}  # noqa: E731
             elif comp.get("type") == 18:
                 field, label = comp["component"], comp.get("label")
-                wrap = lambda inner, c=comp: {"type": 18, "id": c.get("id", 0),  # noqa: E731
-                                              "component": inner}
             else:
                 continue
             cid = field["custom_id"]
@@ -329,31 +387,50 @@ class Person:
                 if field.get("required", True) and not value:
                     raise CannotDoThat(f"modal field {label or cid!r} is required")
                 if value and not lo <= len(value) <= hi:
-                    raise CannotDoThat(f"modal field {label or cid!r}: length {len(value)} "
-                                       f"outside {lo}..{hi}")
-                components.append(wrap({"type": 4, "custom_id": cid, "value": value}))
+                    raise CannotDoThat(
+                        f"modal field {label or cid!r}: length {len(value)} outside {lo}..{hi}"
+                    )
+                components.append(_wrap(comp, {"type": 4, "custom_id": cid, "value": value}))
             else:
                 picked = given.get(key, []) if key is not None else []
                 if key is not None:
                     used.add(key)
                 picked = [picked] if isinstance(picked, str) else list(picked)
-                components.append(wrap({"type": field["type"], "custom_id": cid,
-                                        "values": picked}))
+                answer = {"type": field["type"], "custom_id": cid, "values": picked}
+                components.append(_wrap(comp, answer))
         unknown = set(given) - used
         if unknown:
             raise CannotDoThat(f"the modal has no fields {sorted(unknown)}")
         data = {"custom_id": opener.modal["custom_id"], "components": components}
         message = opener.message if opener.type == MESSAGE_COMPONENT else None
-        inter = self.emu.start_interaction(self.user, opener.channel, MODAL_SUBMIT, data,
-                                           message=message, name=opener.modal["custom_id"])
-        return await self.emu.finish(inter, wait=wait, expect_response=expect_response)
+        inter = self.emu.start_interaction(
+            self.user,
+            opener.channel,
+            MODAL_SUBMIT,
+            data,
+            message=message,
+            name=opener.modal["custom_id"],
+        )
+        return await self.emu.finish(
+            inter, wait=wait, expect_response=expect_response, settle=settle
+        )
 
     def dismiss_modal(self) -> None:
         """Close the modal without submitting (Discord tells the bot nothing)."""
         self.emu.open_modals.pop(self.user.id, None)
 
 
+def _wrap(layout: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+    """A modal-submit answer in the same layout as the modal's component (row or label)."""
+    if layout.get("type") == 1:
+        return {"type": 1, "components": [answer]}
+    return {"type": 18, "id": layout.get("id", 0), "component": answer}
+
+
 def modal_fields(modal: dict[str, Any]) -> list[dict[str, Any]]:
     """The input fields of a modal payload, whatever its layout."""
-    return [c for c in walk_components(modal.get("components") or [])
-            if c.get("type") == 4 or ("custom_id" in c and c.get("type") != 18)]
+    return [
+        c
+        for c in walk_components(modal.get("components") or [])
+        if c.get("type") == 4 or ("custom_id" in c and c.get("type") != 18)
+    ]

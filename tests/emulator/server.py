@@ -51,8 +51,13 @@ CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE = 4, 
 AUTOCOMPLETE_RESULT, MODAL = 8, 9
 ALLOWED_CALLBACKS = {
     APPLICATION_COMMAND: {CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, MODAL},
-    MESSAGE_COMPONENT: {CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE,
-                        UPDATE_MESSAGE, MODAL},
+    MESSAGE_COMPONENT: {
+        CHANNEL_MESSAGE,
+        DEFERRED_CHANNEL_MESSAGE,
+        DEFERRED_UPDATE,
+        UPDATE_MESSAGE,
+        MODAL,
+    },
     AUTOCOMPLETE: {AUTOCOMPLETE_RESULT},
     MODAL_SUBMIT: {CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE},
 }
@@ -93,14 +98,26 @@ class Faults:
     latency: float = 0.0
     rules: list[Fault] = field(default_factory=list)
 
-    def rate_limit(self, route: str | None = None, *, retry_after: float = 0.25,
-                   is_global: bool = False, times: int | None = 1) -> Fault:
+    def rate_limit(
+        self,
+        route: str | None = None,
+        *,
+        retry_after: float = 0.25,
+        is_global: bool = False,
+        times: int | None = 1,
+    ) -> Fault:
         fault = Fault(route, 429, retry_after, is_global, times)
         self.rules.append(fault)
         return fault
 
-    def fail(self, route: str | None = None, *, status: int = 500, times: int | None = 1,
-             after_apply: bool = False) -> Fault:
+    def fail(
+        self,
+        route: str | None = None,
+        *,
+        status: int = 500,
+        times: int | None = 1,
+        after_apply: bool = False,
+    ) -> Fault:
         fault = Fault(route, status, times=times, after_apply=after_apply)
         self.rules.append(fault)
         return fault
@@ -148,8 +165,14 @@ Handler = Callable[[Req], Awaitable[Any]]
 class Emulator:
     """Discord on loopback. See the package docstring for the test-facing API."""
 
-    def __init__(self, *, token: str = "emulator-token", shard_count: int = 1,
-                 guilds: int = 1, response_window: float = RESPONSE_WINDOW) -> None:
+    def __init__(
+        self,
+        *,
+        token: str = "emulator-token",
+        shard_count: int = 1,
+        guilds: int = 1,
+        response_window: float = RESPONSE_WINDOW,
+    ) -> None:
         self.token = token
         self.shard_count = shard_count
         self.response_window = response_window
@@ -183,8 +206,9 @@ class Emulator:
         self._routes: list[tuple[str, re.Pattern[str], str, Handler]] = []
         self._register_routes()
         for i in range(guilds):
-            self.add_guild(f"Test Guild {i + 1}" if guilds > 1 else "Test Guild",
-                           shard=i % shard_count)
+            self.add_guild(
+                f"Test Guild {i + 1}" if guilds > 1 else "Test Guild", shard=i % shard_count
+            )
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -250,8 +274,7 @@ class Emulator:
     # ---- the world -------------------------------------------------------------------------
 
     def add_guild(self, name: str, *, shard: int | None = None) -> Guild:
-        gid = (self.ids.for_shard(shard, self.shard_count) if shard is not None
-               else self.ids.next())
+        gid = self.ids.for_shard(shard, self.shard_count) if shard is not None else self.ids.next()
         guild = Guild(gid, name, self.owner.id)
         for user in self.users.values():
             guild.members[user.id] = user
@@ -262,8 +285,7 @@ class Emulator:
         return guild
 
     def add_channel(self, guild: Guild, name: str) -> Channel:
-        channel = Channel(self.ids.next(), GUILD_TEXT, name, guild.id,
-                          position=len(guild.channels))
+        channel = Channel(self.ids.next(), GUILD_TEXT, name, guild.id, position=len(guild.channels))
         guild.channels[channel.id] = channel
         self.channels[channel.id] = channel
         self.gateway.dispatch("CHANNEL_CREATE", channel.to_api(), guild.id)
@@ -272,12 +294,17 @@ class Emulator:
     def create_thread(self, parent: Channel, name: str, owner: User | None = None) -> Channel:
         assert parent.guild_id is not None
         guild = self.guilds[parent.guild_id]
-        thread = Channel(self.ids.next(), PUBLIC_THREAD, name, guild.id, parent_id=parent.id,
-                         owner_id=(owner or self.owner).id)
+        thread = Channel(
+            self.ids.next(),
+            PUBLIC_THREAD,
+            name,
+            guild.id,
+            parent_id=parent.id,
+            owner_id=(owner or self.owner).id,
+        )
         guild.channels[thread.id] = thread
         self.channels[thread.id] = thread
-        self.gateway.dispatch("THREAD_CREATE", {**thread.to_api(), "newly_created": True},
-                              guild.id)
+        self.gateway.dispatch("THREAD_CREATE", {**thread.to_api(), "newly_created": True}, guild.id)
         return thread
 
     @property
@@ -305,8 +332,12 @@ class Emulator:
         self.users[u.id] = u
         for guild in self.guilds.values():
             guild.members[u.id] = u
-            self.gateway.dispatch("GUILD_MEMBER_ADD", {**u.member_api(guild),
-                                  "guild_id": str(guild.id)}, guild.id, intent=1 << 1)
+            self.gateway.dispatch(
+                "GUILD_MEMBER_ADD",
+                {**u.member_api(guild), "guild_id": str(guild.id)},
+                guild.id,
+                intent=1 << 1,
+            )
         return Person(self, u)
 
     def dm_channel(self, user: User, create: bool = True) -> Channel | None:
@@ -332,8 +363,9 @@ class Emulator:
             cmds += list(self.guild_commands.get(guild.id, {}).values())
         return cmds
 
-    async def wait_for(self, predicate: Callable[[], Any], timeout: float = 5.0,
-                       message: str = "") -> Any:
+    async def wait_for(
+        self, predicate: Callable[[], Any], timeout: float = 5.0, message: str = ""
+    ) -> Any:
         """Wait until ``predicate()`` is truthy; return its value (AssertionError on timeout)."""
         deadline = time.perf_counter() + timeout
         while True:
@@ -342,8 +374,10 @@ class Emulator:
                 return value
             remaining = deadline - time.perf_counter()
             if remaining <= 0:
-                raise AssertionError(f"timed out after {timeout}s waiting for "
-                                     f"{message or getattr(predicate, '__name__', predicate)}")
+                raise AssertionError(
+                    f"timed out after {timeout}s waiting for "
+                    f"{message or getattr(predicate, '__name__', predicate)}"
+                )
             self._changed_event.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed_event.wait(), min(remaining, 0.05))
@@ -351,21 +385,27 @@ class Emulator:
     async def wait_ready(self, timeout: float = 20.0) -> None:
         await self.wait_for(lambda: self.ready, timeout, "every shard to connect")
 
-    async def settle(self, interaction: Interaction | None = None, *, quiet: float = 0.15,
-                     timeout: float = 10.0) -> None:
+    async def settle(
+        self, interaction: Interaction | None = None, *, quiet: float = 0.15, timeout: float = 10.0
+    ) -> None:
         """Wait until the bot has gone quiet: no request in flight, none for ``quiet`` s, no
         client retry pending, and (given an interaction) its deferred answer filled in."""
         deadline = time.perf_counter() + timeout
         while time.perf_counter() < deadline:
             now = time.perf_counter()
-            done = (self._inflight == 0 and now - self._last_activity >= quiet
-                    and now >= self._retry_pending_until)
+            done = (
+                self._inflight == 0
+                and now - self._last_activity >= quiet
+                and now >= self._retry_pending_until
+            )
             if done and interaction is not None and interaction.responded_at is not None:
                 if interaction.loading:
                     done = False
-                elif (interaction.response_type == DEFERRED_UPDATE
-                      and self._last_activity <= interaction.responded_at
-                      and now - interaction.responded_at < 2.0):
+                elif (
+                    interaction.response_type == DEFERRED_UPDATE
+                    and self._last_activity <= interaction.responded_at
+                    and now - interaction.responded_at < 2.0
+                ):
                     done = False  # a deferred update is normally followed by an edit
             if done:
                 return
@@ -382,8 +422,9 @@ class Emulator:
         problems = [f"{m} {p}: {e}" for m, p, e in self.api_errors]
         problems += [f"unknown route {r}" for r in self.unknown_routes]
         if problems:
-            raise AssertionError("the bot made requests Discord would refuse:\n  "
-                                 + "\n  ".join(problems))
+            raise AssertionError(
+                "the bot made requests Discord would refuse:\n  " + "\n  ".join(problems)
+            )
 
     def latencies(self) -> list[float]:
         """Seconds from INTERACTION_CREATE sent to first callback, per answered interaction."""
@@ -403,31 +444,64 @@ class Emulator:
 
     # ---- interactions (driven by people.Person) ------------------------------------------
 
-    def start_interaction(self, user: User, channel: Channel, itype: int,
-                          data: dict[str, Any], *, message: Message | None = None,
-                          name: str = "") -> Interaction:
+    def start_interaction(
+        self,
+        user: User,
+        channel: Channel,
+        itype: int,
+        data: dict[str, Any],
+        *,
+        message: Message | None = None,
+        name: str = "",
+    ) -> Interaction:
         guild = self.guilds.get(channel.guild_id) if channel.guild_id else None
-        inter = Interaction(self.ids.next(), "tok." + secrets.token_urlsafe(32), itype, user,
-                            channel, guild, data, self.now(), message=message, name=name)
+        inter = Interaction(
+            self.ids.next(),
+            "tok." + secrets.token_urlsafe(32),
+            itype,
+            user,
+            channel,
+            guild,
+            data,
+            self.now(),
+            message=message,
+            name=name,
+        )
         self.interactions[inter.id] = inter
         self._by_token[inter.token] = inter
         payload: dict[str, Any] = {
-            "id": str(inter.id), "application_id": str(self.application_id), "type": itype,
-            "data": data, "token": inter.token, "version": 1,
-            "channel_id": str(channel.id), "channel": channel.to_api(),
-            "app_permissions": str(ALL_PERMISSIONS), "locale": "en-US",
-            "entitlements": [], "attachment_size_limit": limits.ATTACHMENT_MAX_BYTES,
+            "id": str(inter.id),
+            "application_id": str(self.application_id),
+            "type": itype,
+            "data": data,
+            "token": inter.token,
+            "version": 1,
+            "channel_id": str(channel.id),
+            "channel": channel.to_api(),
+            "app_permissions": str(ALL_PERMISSIONS),
+            "locale": "en-US",
+            "entitlements": [],
+            "attachment_size_limit": limits.ATTACHMENT_MAX_BYTES,
         }
         if guild is not None:
-            payload.update({
-                "guild_id": str(guild.id), "member": user.member_api(guild),
-                "guild_locale": "en-US", "context": 0,
-                "guild": {"id": str(guild.id), "locale": "en-US", "features": []},
-                "authorizing_integration_owners": {"0": str(guild.id)},
-            })
+            payload.update(
+                {
+                    "guild_id": str(guild.id),
+                    "member": user.member_api(guild),
+                    "guild_locale": "en-US",
+                    "context": 0,
+                    "guild": {"id": str(guild.id), "locale": "en-US", "features": []},
+                    "authorizing_integration_owners": {"0": str(guild.id)},
+                }
+            )
         else:
-            payload.update({"user": user.to_api(), "context": 1,
-                            "authorizing_integration_owners": {"1": str(user.id)}})
+            payload.update(
+                {
+                    "user": user.to_api(),
+                    "context": 1,
+                    "authorizing_integration_owners": {"1": str(user.id)},
+                }
+            )
         if message is not None:
             payload["message"] = message.to_api(self.base_url)
         inter.dispatched_at = time.perf_counter()
@@ -443,15 +517,26 @@ class Emulator:
             inter.responded.set()
             self._changed()
 
-    async def finish(self, inter: Interaction, *, wait: bool = True,
-                     expect_response: bool = True) -> Interaction:
+    async def finish(
+        self,
+        inter: Interaction,
+        *,
+        wait: bool = True,
+        expect_response: bool = True,
+        settle: bool = True,
+    ) -> Interaction:
+        """Wait for the first answer (InteractionFailed if none came in the window), then,
+        with ``settle``, for the bot to go quiet (see :meth:`settle`)."""
         if not wait:
             return inter
         await inter.responded.wait()
         if inter.timed_out and expect_response:
-            raise InteractionFailed(f"{inter!r}: no response within {self.response_window}s "
-                                    "(the user sees 'This interaction failed')")
-        await self.settle(inter)
+            raise InteractionFailed(
+                f"{inter!r}: no response within {self.response_window}s "
+                "(the user sees 'This interaction failed')"
+            )
+        if settle:
+            await self.settle(inter)
         return inter
 
     # ---- REST plumbing ---------------------------------------------------------------------
@@ -468,8 +553,7 @@ class Emulator:
         return web.Response(status=404)
 
     @staticmethod
-    def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None
-              ) -> web.Response:
+    def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
         # discord.py compares the Content-Type header literally with "application/json".
         hdrs = {"Content-Type": "application/json", **(headers or {})}
         return web.Response(body=json.dumps(data).encode(), status=status, headers=hdrs)
@@ -508,8 +592,7 @@ class Emulator:
                 break
         if found is None:
             self.unknown_routes.append(f"{method} {path}")
-            log.error("EMULATOR: unknown route %s %s -> 404 (add it to the emulator)", method,
-                      path)
+            log.error("EMULATOR: unknown route %s %s -> 404 (add it to the emulator)", method, path)
             return self._json({"code": 0, "message": "404: Not Found"}, 404)
         self._inflight += 1
         self._last_activity = time.perf_counter()
@@ -520,15 +603,23 @@ class Emulator:
             self._last_activity = time.perf_counter()
             self._changed()
 
-    async def _serve(self, request: web.Request, method: str, path: str, template: str,
-                     handler: Handler, match: re.Match[str]) -> web.Response:
+    async def _serve(
+        self,
+        request: web.Request,
+        method: str,
+        path: str,
+        template: str,
+        handler: Handler,
+        match: re.Match[str],
+    ) -> web.Response:
         if self.faults.latency:
             await asyncio.sleep(self.faults.latency)
         fault = self.faults.match(method, template)
         if fault is not None and not fault.after_apply:
             fault.hits += 1
-            self.requests.append(RestCall(method, template, path, fault.status,
-                                          time.perf_counter()))
+            self.requests.append(
+                RestCall(method, template, path, fault.status, time.perf_counter())
+            )
             return self._fault_response(fault)
         authless = template.startswith(("/interactions/", "/webhooks/"))
         if not authless and request.headers.get("Authorization") != f"Bot {self.token}":
@@ -541,13 +632,13 @@ class Emulator:
         except ApiError as exc:
             self.api_errors.append((method, path, exc))
             log.warning("EMULATOR refused %s %s: %s", method, path, exc)
-            self.requests.append(RestCall(method, template, path, exc.status,
-                                          time.perf_counter()))
+            self.requests.append(RestCall(method, template, path, exc.status, time.perf_counter()))
             return self._json(exc.body(), exc.status)
         if fault is not None:  # after_apply: the work is done but the answer is lost
             fault.hits += 1
-            self.requests.append(RestCall(method, template, path, fault.status,
-                                          time.perf_counter()))
+            self.requests.append(
+                RestCall(method, template, path, fault.status, time.perf_counter())
+            )
             return self._fault_response(fault)
         status = 204 if result is None else 200
         self.requests.append(RestCall(method, template, path, status, time.perf_counter()))
@@ -558,15 +649,26 @@ class Emulator:
     def _fault_response(self, fault: Fault) -> web.Response:
         now = time.perf_counter()
         if fault.status == 429:
-            self._retry_pending_until = max(self._retry_pending_until,
-                                            now + fault.retry_after + 0.5)
-            headers = {"Via": "1.1 google", "Retry-After": str(fault.retry_after),
-                       "X-RateLimit-Scope": "global" if fault.is_global else "user"}
+            self._retry_pending_until = max(
+                self._retry_pending_until, now + fault.retry_after + 0.5
+            )
+            headers = {
+                "Via": "1.1 google",
+                "Retry-After": str(fault.retry_after),
+                "X-RateLimit-Scope": "global" if fault.is_global else "user",
+            }
             if fault.is_global:
                 headers["X-RateLimit-Global"] = "true"
-            return self._json({"message": "You are being rate limited.", "code": 0,
-                               "retry_after": fault.retry_after, "global": fault.is_global},
-                              429, headers)
+            return self._json(
+                {
+                    "message": "You are being rate limited.",
+                    "code": 0,
+                    "retry_after": fault.retry_after,
+                    "global": fault.is_global,
+                },
+                429,
+                headers,
+            )
         # discord.py sleeps 1 + 2*tries seconds before retrying a 5xx.
         self._retry_pending_until = max(self._retry_pending_until, now + 1.6)
         return self._json({"message": "Internal Server Error", "code": 0}, fault.status)
@@ -643,13 +745,25 @@ class Emulator:
         return {"url": self.gateway_url}
 
     async def _get_gateway_bot(self, req: Req) -> dict[str, Any]:
-        return {"url": self.gateway_url, "shards": self.shard_count,
-                "session_start_limit": {"total": 1000, "remaining": 999,
-                                        "reset_after": 86400000, "max_concurrency": 1}}
+        return {
+            "url": self.gateway_url,
+            "shards": self.shard_count,
+            "session_start_limit": {
+                "total": 1000,
+                "remaining": 999,
+                "reset_after": 86400000,
+                "max_concurrency": 1,
+            },
+        }
 
     async def _get_me(self, req: Req) -> dict[str, Any]:
-        return {**self.bot.to_api(), "verified": True, "mfa_enabled": False,
-                "locale": "en-US", "email": None}
+        return {
+            **self.bot.to_api(),
+            "verified": True,
+            "mfa_enabled": False,
+            "locale": "en-US",
+            "email": None,
+        }
 
     async def _get_user(self, req: Req) -> dict[str, Any]:
         user = self.users.get(req.pid("user_id"))
@@ -659,13 +773,23 @@ class Emulator:
 
     async def _get_app(self, req: Req) -> dict[str, Any]:
         return {
-            "id": str(self.application_id), "name": self.bot.name,
-            "description": "Fabletop (emulated)", "icon": None, "bot_public": True,
-            "bot_require_code_grant": False, "owner": self.owner.to_api(),
-            "verify_key": "0" * 64, "flags": 0, "team": None, "summary": "",
-            "interactions_endpoint_url": None, "bot": self.bot.to_api(),
-            "approximate_guild_count": len(self.guilds), "redirect_uris": [],
-            "rpc_origins": [], "tags": [],
+            "id": str(self.application_id),
+            "name": self.bot.name,
+            "description": "Fabletop (emulated)",
+            "icon": None,
+            "bot_public": True,
+            "bot_require_code_grant": False,
+            "owner": self.owner.to_api(),
+            "verify_key": "0" * 64,
+            "flags": 0,
+            "team": None,
+            "summary": "",
+            "interactions_endpoint_url": None,
+            "bot": self.bot.to_api(),
+            "approximate_guild_count": len(self.guilds),
+            "redirect_uris": [],
+            "rpc_origins": [],
+            "tags": [],
         }
 
     def _channel(self, req: Req) -> Channel:
@@ -722,8 +846,9 @@ class Emulator:
         try:
             user = self.users[int(body.get("recipient_id", 0))]
         except (KeyError, ValueError):
-            raise ApiError(400, limits.INVALID_FORM_BODY, "Invalid Form Body", "recipient_id",
-                           "Unknown user") from None
+            raise ApiError(
+                400, limits.INVALID_FORM_BODY, "Invalid Form Body", "recipient_id", "Unknown user"
+            ) from None
         channel = self.dm_channel(user)
         assert channel is not None
         return channel.to_api()
@@ -743,8 +868,9 @@ class Emulator:
     def _validate_command(self, cmd: dict[str, Any], path: str = "") -> None:
         ctype = cmd.get("type", 1)
         name = cmd.get("name")
-        if ctype == 1 and not (isinstance(name, str)
-                               and re.fullmatch(r"[-_\w]{1,32}", name) and name == name.lower()):
+        if ctype == 1 and not (
+            isinstance(name, str) and re.fullmatch(r"[-_\w]{1,32}", name) and name == name.lower()
+        ):
             raise limits.form_error(f"{path}name", "Command name is invalid")
         if ctype == 1:
             limits._length(cmd.get("description"), f"{path}description", 100, 1)
@@ -766,31 +892,44 @@ class Emulator:
                 raise limits.form_error(f"{p}name", "Option name is invalid")
             if opt.get("required"):
                 if seen_optional:
-                    raise limits.form_error(p, "Required options must be placed before "
-                                               "non-required options")
+                    raise limits.form_error(
+                        p, "Required options must be placed before non-required options"
+                    )
             else:
                 seen_optional = True
             if len(opt.get("choices") or []) > 25:
                 raise limits.form_error(f"{p}choices", "Must be 25 or fewer in length.")
             if opt.get("choices") and opt.get("autocomplete"):
-                raise limits.form_error(f"{p}autocomplete",
-                                        "Autocomplete cannot be set with choices")
+                raise limits.form_error(
+                    f"{p}autocomplete", "Autocomplete cannot be set with choices"
+                )
 
-    def _store_command(self, store: dict[int, dict[str, Any]], body: dict[str, Any],
-                       req: Req) -> dict[str, Any]:
+    def _store_command(
+        self, store: dict[int, dict[str, Any]], body: dict[str, Any], req: Req
+    ) -> dict[str, Any]:
         self._validate_command(body)
-        existing = next((c for c in store.values() if c["name"] == body["name"]
-                         and c.get("type", 1) == body.get("type", 1)), None)
+        existing = next(
+            (
+                c
+                for c in store.values()
+                if c["name"] == body["name"] and c.get("type", 1) == body.get("type", 1)
+            ),
+            None,
+        )
         cid = int(existing["id"]) if existing else self.ids.next()
         cmd = {
-            "id": str(cid), "application_id": str(self.application_id),
-            "version": str(self.ids.next()), "type": body.get("type", 1),
-            "name": body["name"], "description": body.get("description", ""),
+            "id": str(cid),
+            "application_id": str(self.application_id),
+            "version": str(self.ids.next()),
+            "type": body.get("type", 1),
+            "name": body["name"],
+            "description": body.get("description", ""),
             "options": body.get("options") or [],
             "default_member_permissions": body.get("default_member_permissions"),
-            "dm_permission": body.get("dm_permission", True), "nsfw": body.get("nsfw", False),
-            "contexts": body.get("contexts"), "integration_types": body.get(
-                "integration_types", [0]),
+            "dm_permission": body.get("dm_permission", True),
+            "nsfw": body.get("nsfw", False),
+            "contexts": body.get("contexts"),
+            "integration_types": body.get("integration_types", [0]),
             "name_localizations": body.get("name_localizations"),
             "description_localizations": body.get("description_localizations"),
         }
@@ -847,8 +986,12 @@ class Emulator:
 
     # -- messages --
 
-    def _attachments(self, payload: dict[str, Any], files: list[tuple[str, bytes, str]],
-                     keep: list[Attachment] | None = None) -> list[Attachment]:
+    def _attachments(
+        self,
+        payload: dict[str, Any],
+        files: list[tuple[str, bytes, str]],
+        keep: list[Attachment] | None = None,
+    ) -> list[Attachment]:
         """New files (matched to payload["attachments"] by index) plus kept attachments."""
         described = {}
         kept: list[Attachment] = []
@@ -861,17 +1004,36 @@ class Emulator:
             m = re.fullmatch(r"files\[(\d+)\]", fieldname)
             key = m.group(1) if m else str(index)
             entry = described.get(key, {})
-            out.append(Attachment(self.ids.next(), entry.get("filename") or filename, data,
-                                  entry.get("description")))
+            out.append(
+                Attachment(
+                    self.ids.next(),
+                    entry.get("filename") or filename,
+                    data,
+                    entry.get("description"),
+                )
+            )
         return out
 
-    def _new_message(self, channel: Channel, payload: dict[str, Any],
-                     files: list[tuple[str, bytes, str]], *, flags: int, mtype: int = 0,
-                     inter: Interaction | None = None) -> Message:
+    def _new_message(
+        self,
+        channel: Channel,
+        payload: dict[str, Any],
+        files: list[tuple[str, bytes, str]],
+        *,
+        flags: int,
+        mtype: int = 0,
+        inter: Interaction | None = None,
+    ) -> Message:
         msg = Message(
-            self.ids.next(), channel.id, self.bot, content=payload.get("content") or "",
-            embeds=payload.get("embeds") or [], components=payload.get("components") or [],
-            attachments=self._attachments(payload, files), flags=flags, type=mtype,
+            self.ids.next(),
+            channel.id,
+            self.bot,
+            content=payload.get("content") or "",
+            embeds=payload.get("embeds") or [],
+            components=payload.get("components") or [],
+            attachments=self._attachments(payload, files),
+            flags=flags,
+            type=mtype,
             guild_id=channel.guild_id,
         )
         if inter is not None:
@@ -886,32 +1048,44 @@ class Emulator:
         else:
             channel.messages.append(msg)
             self.gateway.dispatch(
-                "MESSAGE_CREATE", msg.to_api(self.base_url), channel.guild_id,
-                intent=DIRECT_MESSAGES if channel.is_dm else GUILD_MESSAGES)
+                "MESSAGE_CREATE",
+                msg.to_api(self.base_url),
+                channel.guild_id,
+                intent=DIRECT_MESSAGES if channel.is_dm else GUILD_MESSAGES,
+            )
         self._changed()
         return msg
 
-    def _apply_edit(self, msg: Message, payload: dict[str, Any],
-                    files: list[tuple[str, bytes, str]], where: str) -> Message:
+    def _apply_edit(
+        self, msg: Message, payload: dict[str, Any], files: list[tuple[str, bytes, str]], where: str
+    ) -> Message:
         payload = payload or {}
-        flags = limits.validate_message(payload, [(f, d) for f, d, _ in files], where=where,
-                                        edit=True)
+        flags = limits.validate_message(
+            payload, [(f, d) for f, d, _ in files], where=where, edit=True
+        )
         new_attachments = msg.attachments
         if "attachments" in payload or files:
-            base = payload if "attachments" in payload else {
-                "attachments": [{"id": str(a.id)} for a in msg.attachments]}
+            base = (
+                payload
+                if "attachments" in payload
+                else {"attachments": [{"id": str(a.id)} for a in msg.attachments]}
+            )
             new_attachments = self._attachments(base, files, keep=msg.attachments)
         content = payload["content"] or "" if "content" in payload else msg.content
         embeds = payload["embeds"] or [] if "embeds" in payload else msg.embeds
-        components = (payload["components"] or [] if "components" in payload
-                      else msg.components)
+        components = payload["components"] or [] if "components" in payload else msg.components
         if not (content or embeds or components or new_attachments):
             raise ApiError(400, limits.CANNOT_SEND_EMPTY_MESSAGE, "Cannot send an empty message")
         if "components" not in payload and "flags" in payload:
             limits.validate_components(components, flags)
-        msg.history.append({"content": msg.content, "embeds": msg.embeds,
-                            "components": msg.components,
-                            "attachments": [a.filename for a in msg.attachments]})
+        msg.history.append(
+            {
+                "content": msg.content,
+                "embeds": msg.embeds,
+                "components": msg.components,
+                "attachments": [a.filename for a in msg.attachments],
+            }
+        )
         msg.content, msg.embeds, msg.components = content, embeds, components
         msg.attachments = new_attachments
         if "flags" in payload:  # ephemeral-ness and loading are not the sender's to change
@@ -923,8 +1097,11 @@ class Emulator:
         if not msg.ephemeral:
             channel = self.channels[msg.channel_id]
             self.gateway.dispatch(
-                "MESSAGE_UPDATE", msg.to_api(self.base_url), channel.guild_id,
-                intent=DIRECT_MESSAGES if channel.is_dm else GUILD_MESSAGES)
+                "MESSAGE_UPDATE",
+                msg.to_api(self.base_url),
+                channel.guild_id,
+                intent=DIRECT_MESSAGES if channel.is_dm else GUILD_MESSAGES,
+            )
         self._changed()
         return msg
 
@@ -932,8 +1109,7 @@ class Emulator:
         if channel.is_dm:
             assert channel.recipient is not None
             if not channel.recipient.dms_open:
-                raise ApiError(403, limits.CANNOT_SEND_TO_USER,
-                               "Cannot send messages to this user")
+                raise ApiError(403, limits.CANNOT_SEND_TO_USER, "Cannot send messages to this user")
         elif not channel.bot_can_send:
             raise ApiError(403, limits.MISSING_PERMISSIONS, "Missing Permissions")
         if channel.archived:
@@ -942,11 +1118,9 @@ class Emulator:
     async def _send_message(self, req: Req) -> dict[str, Any]:
         channel = self._channel(req)
         payload = req.json or {}
-        flags = limits.validate_message(payload, [(f, d) for f, d, _ in req.files],
-                                        where="channel")
+        flags = limits.validate_message(payload, [(f, d) for f, d, _ in req.files], where="channel")
         self._check_can_send(channel)
-        return self._new_message(channel, payload, req.files, flags=flags).to_api(
-            self.base_url)
+        return self._new_message(channel, payload, req.files, flags=flags).to_api(self.base_url)
 
     def _channel_message(self, req: Req) -> Message:
         channel = self._channel(req)
@@ -972,8 +1146,11 @@ class Emulator:
     async def _edit_message(self, req: Req) -> dict[str, Any]:
         msg = self._channel_message(req)
         if msg.author is not self.bot:
-            raise ApiError(403, limits.CANNOT_EDIT_OTHERS_MESSAGE,
-                           "Cannot edit a message authored by another user")
+            raise ApiError(
+                403,
+                limits.CANNOT_EDIT_OTHERS_MESSAGE,
+                "Cannot edit a message authored by another user",
+            )
         return self._apply_edit(msg, req.json or {}, req.files, "channel").to_api(self.base_url)
 
     def _delete(self, msg: Message) -> None:
@@ -983,8 +1160,12 @@ class Emulator:
             data = {"id": str(msg.id), "channel_id": str(channel.id)}
             if channel.guild_id:
                 data["guild_id"] = str(channel.guild_id)
-            self.gateway.dispatch("MESSAGE_DELETE", data, channel.guild_id,
-                                  intent=DIRECT_MESSAGES if channel.is_dm else GUILD_MESSAGES)
+            self.gateway.dispatch(
+                "MESSAGE_DELETE",
+                data,
+                channel.guild_id,
+                intent=DIRECT_MESSAGES if channel.is_dm else GUILD_MESSAGES,
+            )
         self._changed()
 
     async def _delete_message(self, req: Req) -> None:
@@ -1034,29 +1215,39 @@ class Emulator:
         if self.now() - inter.created > self.response_window:
             raise ApiError(404, limits.UNKNOWN_INTERACTION, "Unknown interaction")
         if inter.acknowledged:
-            raise ApiError(400, limits.ALREADY_ACKNOWLEDGED,
-                           "Interaction has already been acknowledged.")
+            raise ApiError(
+                400, limits.ALREADY_ACKNOWLEDGED, "Interaction has already been acknowledged."
+            )
         body = req.json or {}
         rtype, data = body.get("type"), body.get("data") or {}
         allowed = set(ALLOWED_CALLBACKS.get(inter.type, set()))
         if inter.type == MODAL_SUBMIT and inter.message is None:
             allowed -= {DEFERRED_UPDATE, UPDATE_MESSAGE}
         if rtype not in allowed:
-            raise limits.form_error("type", f"Interaction callback type {rtype} is not valid "
-                                            f"for an interaction of type {inter.type}")
+            raise limits.form_error(
+                "type",
+                f"Interaction callback type {rtype} is not valid "
+                f"for an interaction of type {inter.type}",
+            )
         files = [(f, d) for f, d, _ in req.files]
         resource: dict[str, Any] = {"type": rtype}
         if rtype == CHANNEL_MESSAGE:
             flags = limits.validate_message(data, files, where="interaction")
             mtype = 20 if inter.type == APPLICATION_COMMAND else 0
-            inter.original = self._new_message(inter.channel, data, req.files, flags=flags,
-                                               mtype=mtype, inter=inter)
+            inter.original = self._new_message(
+                inter.channel, data, req.files, flags=flags, mtype=mtype, inter=inter
+            )
         elif rtype == DEFERRED_CHANNEL_MESSAGE:
             flags = limits.validate_flags(data.get("flags"), "interaction")
             mtype = 20 if inter.type == APPLICATION_COMMAND else 0
             inter.original = self._new_message(
-                inter.channel, {}, [], flags=(flags & limits.FLAG_EPHEMERAL)
-                | limits.FLAG_LOADING, mtype=mtype, inter=inter)
+                inter.channel,
+                {},
+                [],
+                flags=(flags & limits.FLAG_EPHEMERAL) | limits.FLAG_LOADING,
+                mtype=mtype,
+                inter=inter,
+            )
         elif rtype == DEFERRED_UPDATE:
             inter.original = inter.message
         elif rtype == UPDATE_MESSAGE:
@@ -1075,8 +1266,11 @@ class Emulator:
         inter.responded_at = time.perf_counter()
         inter.responded.set()
         self._changed()
-        if inter.original is not None and rtype in (CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE,
-                                                    UPDATE_MESSAGE):
+        if inter.original is not None and rtype in (
+            CHANNEL_MESSAGE,
+            DEFERRED_CHANNEL_MESSAGE,
+            UPDATE_MESSAGE,
+        ):
             resource["message"] = inter.original.to_api(self.base_url)
         info: dict[str, Any] = {"id": str(inter.id), "type": inter.type}
         if inter.original is not None:
@@ -1115,11 +1309,20 @@ class Emulator:
         mid = req.params["message_id"]
         msg: Message | None
         if mid == "@original":
-            msg = inter.original if inter.response_type not in (None, MODAL,
-                                                                 AUTOCOMPLETE_RESULT) else None
+            msg = (
+                inter.original
+                if inter.response_type not in (None, MODAL, AUTOCOMPLETE_RESULT)
+                else None
+            )
         else:
-            msg = next((m for m in [inter.original, *inter.followups]
-                        if m is not None and str(m.id) == mid), None)
+            msg = next(
+                (
+                    m
+                    for m in [inter.original, *inter.followups]
+                    if m is not None and str(m.id) == mid
+                ),
+                None,
+            )
         if msg is None or msg.deleted:
             raise ApiError(404, limits.UNKNOWN_MESSAGE, "Unknown Message")
         return inter, msg
@@ -1129,8 +1332,7 @@ class Emulator:
 
     async def _edit_webhook_message(self, req: Req) -> dict[str, Any]:
         _inter, msg = self._webhook_message(req)
-        return self._apply_edit(msg, req.json or {}, req.files, "interaction").to_api(
-            self.base_url)
+        return self._apply_edit(msg, req.json or {}, req.files, "interaction").to_api(self.base_url)
 
     async def _delete_webhook_message(self, req: Req) -> None:
         self._delete(self._webhook_message(req)[1])

@@ -1,0 +1,54 @@
+"""The ``e2e`` fixture: an emulator, the bot as a subprocess on a real SQLite file, people.
+
+A later game's end-to-end test needs only::
+
+    pytestmark = pytest.mark.e2e
+
+    async def test_my_game(e2e):
+        emu, bot, (alice, bob, carol) = e2e
+        await alice.slash("/table new", game="my-game")
+        ...
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.harness import E2E, BotProcess, stop_quietly
+from tests.emulator import Emulator
+
+logging.getLogger("emulator").setLevel(logging.ERROR)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "bot_env(**env): environment overrides for the bot "
+        "process of the e2e fixture (e.g. AI_DELAY='1')",
+    )
+
+
+@pytest.fixture
+async def e2e(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[E2E]:
+    """(emu, bot process, (alice, bob, carol)); the bot is connected and its commands
+    synced. On teardown the bot must have sent nothing Discord would refuse (tests that
+    provoke refusals take them with ``emu.take_errors()``). ``@pytest.mark.bot_env(...)``
+    sets extra environment variables for the bot process."""
+    marker = request.node.get_closest_marker("bot_env")
+    env = {k: str(v) for k, v in (marker.kwargs if marker else {}).items()}
+    async with Emulator() as emu:
+        bot = BotProcess(emu, tmp_path, **env)
+        try:
+            await bot.start()
+            users = (emu.user("alice"), emu.user("bob"), emu.user("carol"))
+            yield E2E(emu, bot, users)
+            emu.assert_clean()
+        except BaseException:
+            print(f"--- bot log ({bot.log_path}) ---\n{bot.log()[-6000:]}")
+            raise
+        finally:
+            await stop_quietly(bot)

@@ -1,0 +1,132 @@
+"""The real bot process against the emulator: start, stop, restart, read its log.
+
+The bot runs as ``python -m bot.cli run --sync`` in a subprocess, configured only through
+its environment (DISCORD_TOKEN, DATABASE_PATH, DISCORD_API_BASE, DISCORD_GATEWAY_URL), with
+a real SQLite file, exactly as an operator would run it against Discord.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
+from tests.emulator import Emulator, Message, Person
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class BotProcess:
+    """One bot subprocess (restartable) pointed at an emulator."""
+
+    def __init__(self, emu: Emulator, workdir: Path, **env: str) -> None:
+        self.emu = emu
+        self.db_path = workdir / "fabletop.db"
+        self.log_path = workdir / "bot.log"
+        self.env = {
+            **os.environ,
+            "DISCORD_TOKEN": emu.token,
+            "DATABASE_PATH": str(self.db_path),
+            "DISCORD_API_BASE": emu.api_base,
+            "DISCORD_GATEWAY_URL": emu.gateway_url,
+            "AI_DELAY": "0",
+            "AI_BUDGET": "30",
+            "REMINDER_MINUTES": "0",
+            "LOG_LEVEL": "INFO",
+            "PYTHONUNBUFFERED": "1",
+            **env,
+        }
+        self.proc: asyncio.subprocess.Process | None = None
+        self.starts = 0
+
+    async def start(self, *, sync: bool = True, timeout: float = 30.0) -> None:
+        """Start the process and wait until every shard is connected and commands exist."""
+        identifies = self.emu.gateway.identifies
+        args = [sys.executable, "-m", "bot.cli", "run"] + (["--sync"] if sync else [])
+        log = self.log_path.open("ab")
+        log.write(f"---- start {self.starts + 1}\n".encode())
+        log.flush()
+        self.proc = await asyncio.create_subprocess_exec(
+            *args,
+            cwd=ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=asyncio.subprocess.STDOUT,
+            stdin=asyncio.subprocess.DEVNULL,
+        )
+        log.close()
+        self.starts += 1
+        try:
+            await self.emu.wait_for(
+                lambda: (
+                    (
+                        self.emu.gateway.identifies >= identifies + self.emu.shard_count
+                        and self.emu.ready
+                        and self.emu.commands()
+                    )
+                    or self._died()
+                ),
+                timeout,
+                "the bot to connect and sync its commands",
+            )
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}\n--- bot log ---\n{self.log()[-4000:]}") from None
+        if self._died():
+            raise AssertionError(f"the bot exited ({self.proc.returncode}):\n{self.log()}")
+
+    def _died(self) -> bool:
+        return self.proc is not None and self.proc.returncode is not None
+
+    async def stop(self, *, kill: bool = False) -> int | None:
+        """SIGTERM (or SIGKILL: a crash) and wait; returns the exit code."""
+        proc, self.proc = self.proc, None
+        if proc is None or proc.returncode is not None:
+            return proc.returncode if proc else None
+        proc.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
+        try:
+            return await asyncio.wait_for(proc.wait(), 10)
+        except TimeoutError:
+            proc.kill()
+            return await proc.wait()
+
+    async def restart(self, *, kill: bool = True) -> None:
+        """Kill the process mid-game (no clean shutdown) and start it again."""
+        await self.stop(kill=kill)
+        await self.emu.wait_for(
+            lambda: not self.emu.gateway.ready_shards, 10, "the old gateway connection to close"
+        )
+        await self.start(sync=False)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def assert_log_clean(self) -> None:
+        """No traceback in the bot's log (an exception the bot did not expect)."""
+        text = self.log()
+        assert "Traceback (most recent call last)" not in text, text[-6000:]
+
+
+class E2E(NamedTuple):
+    """What the ``e2e`` fixture yields: ``emu, bot, (alice, bob, carol) = e2e``."""
+
+    emu: Emulator
+    bot: BotProcess
+    users: tuple[Person, ...]
+
+
+def latest_with_buttons(emu: Emulator, channel_id: int | None = None) -> Message | None:
+    """The newest public message that still carries enabled buttons or selects."""
+    channel = emu.channels[channel_id] if channel_id else emu.channel
+    for msg in reversed(channel.visible):
+        if any(not b.disabled for b in msg.buttons) or msg.selects:
+            return msg
+    return None
+
+
+async def stop_quietly(bot: BotProcess) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        await bot.stop()

@@ -1,0 +1,227 @@
+"""The no-hidden-information check, reusable by every game with secrets.
+
+It replays each table of the bot's SQLite file (seed, options, action log) to get the true
+state at every version, then reads every message the emulator holds, as the people who can
+see it would:
+
+* images: a board picture in a channel must be byte-identical to the rendering of the PUBLIC
+  view at some version, and that view must not change when the secrets are resampled
+  (``determinize``): so the picture carries nothing hidden. A DM or ephemeral picture must be
+  a rendering of its recipient's own view, likewise independent of the others' secrets.
+* custom_ids: only ``ft:``/``fs:`` ids naming a real table, a real version and a short code;
+  no secret fragment.
+* text (content, embeds, components, as text and as JSON): no secret fragment.
+
+What counts as a secret fragment is per game (:data:`SECRET_FRAGMENTS`): for Fairy Tale Inn,
+any run of 4 consecutive upcoming bag draws (names or ids), in order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.play import TableRow, actions, table_row
+from tests.emulator import Emulator, Message
+
+CUSTOM_ID = re.compile(
+    r"(ft|fs):(?P<table>[A-Za-z0-9_-]{1,40}):(?P<version>\d{1,9}):"
+    r"(?P<code>[A-Za-z0-9_.=+-]{1,40})"
+)
+RUN = 4  # a leak of this many consecutive secret items in order counts
+
+
+def _runs(items: list[str]) -> Iterator[list[str]]:
+    for i in range(len(items) - RUN + 1):
+        window = items[i : i + RUN]
+        if len(set(window)) > 1:  # "wolf wolf wolf wolf" says nothing about the order
+            yield window
+
+
+def _contains(seq: list[Any], window: list[Any]) -> bool:
+    return any(seq[i : i + len(window)] == window for i in range(len(seq) - len(window) + 1))
+
+
+def fti_fragments(game: Any, state: Any) -> list[re.Pattern[str]]:
+    """Runs of the next bag draws (drawn from the end) as names and as token ids. A run that
+    is also a public order (the characters in play, the Guest List) proves nothing."""
+    draws = list(reversed(state.bag))
+    names = {c.id: c.name for c in game.data.characters}
+    public = [list(state.characters), [g for g in state.guest if g is not None]]
+    out = []
+    for window in _runs(draws):
+        if any(_contains(seq, window) for seq in public):
+            continue
+        for words in (window, [names.get(t, t) for t in window]):
+            sep = r"\W{0,4}"
+            out.append(re.compile(sep.join(re.escape(w) for w in words), re.IGNORECASE))
+    return out
+
+
+SECRET_FRAGMENTS: dict[str, Callable[[Any, Any], list[re.Pattern[str]]]] = {
+    "fairy-tale-inn": fti_fragments,
+}
+"""game id -> (game, true state) -> patterns that must appear nowhere a player can read."""
+
+
+@dataclass
+class Replay:
+    row: TableRow
+    game: Any
+    states: list[Any] = field(default_factory=list)  # index = version
+
+    @property
+    def names(self) -> list[str]:
+        return [s["name"] for s in sorted(self.row.seats, key=lambda s: s["index"])]
+
+    def seat_of(self, user_id: int) -> int | None:
+        return next((s["index"] for s in self.row.seats if s.get("user_id") == user_id), None)
+
+
+def replay(db: Path, channel_id: int) -> Replay:
+    from engines import get_game
+
+    row = table_row(db, channel_id)
+    assert row is not None, f"no table in channel {channel_id}"
+    game = get_game(row.game_id)
+    state = game.setup(len(row.seats), game.parse_options(row.options), row.seed)
+    rep = Replay(row, game, [game.copy_state(state)])
+    for version, seat, action in actions(db, row.id):
+        assert version == len(rep.states), f"action log gap before version {version}"
+        game.apply(state, seat, game.parse_action(action))
+        rep.states.append(game.copy_state(state))
+    assert len(rep.states) - 1 == row.version, "the action log does not reach the table version"
+    if row.state is not None:
+        assert game.dump_state(state) == game.dump_state(game.load_state(row.state)), (
+            "replaying the action log does not give the stored state"
+        )
+    return rep
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class LeakCheck:
+    """Scan an emulator's messages against the true states of one table."""
+
+    def __init__(self, emu: Emulator, db: Path, channel_id: int) -> None:
+        self.emu = emu
+        self.rep = replay(db, channel_id)
+        self.channel_id = channel_id
+        self._renders: dict[tuple[int, int | None], str] = {}
+        self.checked_images = 0
+        self.checked_messages = 0
+
+    # -- images ----------------------------------------------------------------------------
+
+    def _view_digest(self, version: int, seat: int | None) -> str:
+        key = (version, seat)
+        if key not in self._renders:
+            import renderers
+            from engines.core import Rng
+
+            game, state = self.rep.game, self.rep.states[version]
+            view = game.view(state, seat)
+            for salt in (1, 2):  # the view must not move when the secrets are resampled
+                other = game.view(game.determinize(state, seat, Rng.from_seed(salt)), seat)
+                assert other == view, (
+                    f"the {'public' if seat is None else f'seat {seat}'} "
+                    f"view of version {version} depends on hidden state"
+                )
+            png = renderers.render(game.id, view, names=self.rep.names)
+            self._renders[key] = _digest(png)
+        return self._renders[key]
+
+    def _check_image(self, msg: Message, data: bytes, seat: int | None, start: int | None) -> int:
+        """The first version >= ``start`` whose view renders to ``data`` (public pictures are
+        posted in order, so scanning from the last match keeps this to about one render
+        each); ``start=None`` scans from the newest version back (a /hand picture)."""
+        digest = _digest(data)
+        n = len(self.rep.states)
+        versions = (
+            list(range(n - 1, -1, -1))
+            if start is None
+            else list(range(start, n)) + list(range(0, start))
+        )
+        for version in versions:
+            if self._view_digest(version, seat) == digest:
+                self.checked_images += 1
+                return version
+        who = "the public" if seat is None else f"seat {seat}'s"
+        raise AssertionError(f"{msg!r}: its picture is not {who} view at any version")
+
+    # -- text and ids --------------------------------------------------------------------
+
+    def _fragments(self) -> list[re.Pattern[str]]:
+        make = SECRET_FRAGMENTS.get(self.rep.game.id)
+        if make is None:
+            return []
+        out: list[re.Pattern[str]] = []
+        seen: set[str] = set()
+        for state in self.rep.states:
+            for pattern in make(self.rep.game, state):
+                if pattern.pattern not in seen:
+                    seen.add(pattern.pattern)
+                    out.append(pattern)
+        return out
+
+    def _check_ids(self, msg: Message) -> None:
+        for cid in msg.custom_ids:
+            m = CUSTOM_ID.fullmatch(cid)
+            assert m is not None, f"{msg!r}: custom_id {cid!r} is not a Fabletop id"
+            if m["table"] == self.rep.row.id:
+                assert int(m["version"]) <= self.rep.row.version, f"{cid}: future version"
+
+    def run(self) -> None:
+        """Raise AssertionError at the first leak; counts what was checked."""
+        fragments = self._fragments()
+        next_public = 0
+        for msg in self._messages():
+            self.checked_messages += 1
+            self._check_ids(msg)
+            text = f"{msg.text}\n{msg.raw_json()}"
+            for pattern in fragments:
+                hit = pattern.search(text)
+                assert hit is None, f"{msg!r} reveals hidden order {hit.group(0)!r}"
+            for attachment in msg.attachments:
+                if not attachment.content_type.startswith("image/"):
+                    continue
+                seat = self._viewer_seat(msg)
+                if seat == "public":
+                    next_public = self._check_image(msg, attachment.data, None, next_public)
+                elif seat is not None:
+                    self._check_image(msg, attachment.data, seat, None)
+
+    def _messages(self) -> Iterator[Message]:
+        table_channel = self.emu.channels[self.channel_id]
+        yield from table_channel.messages  # including deleted ones: they were seen
+        seated = {s.get("user_id") for s in self.rep.row.seats}
+        for uid in seated:
+            user = self.emu.users.get(uid) if uid else None
+            if user is None:
+                continue
+            dm = self.emu.dm_channel(user, create=False)
+            if dm is not None:
+                yield from dm.messages
+        for msgs in self.emu.ephemerals.values():
+            yield from (m for m in msgs if m.channel_id == self.channel_id)
+
+    def _viewer_seat(self, msg: Message) -> int | str | None:
+        channel = self.emu.channels[msg.channel_id]
+        if msg.ephemeral_for is not None:
+            return self.rep.seat_of(msg.ephemeral_for)
+        if channel.is_dm and channel.recipient is not None:
+            return self.rep.seat_of(channel.recipient.id)
+        return "public"
+
+
+def assert_no_hidden_information(emu: Emulator, db: Path, channel_id: int) -> LeakCheck:
+    """Run the full check for the table of ``channel_id``; returns it (for its counts)."""
+    check = LeakCheck(emu, db, channel_id)
+    check.run()
+    return check

@@ -1,0 +1,221 @@
+"""Fairy Tale Inn end to end: the bot process, the emulator, simulated people."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from tests.e2e.harness import E2E, latest_with_buttons
+from tests.e2e.hidden import assert_no_hidden_information
+from tests.e2e.play import actions, play_fti, table_row, wait_next_prompt
+from tests.emulator import Message
+
+pytestmark = pytest.mark.e2e
+
+
+async def open_table(e2e: E2E, *, ai: bool = False) -> None:
+    _emu, _bot, (alice, bob, _carol) = e2e
+    opened = await alice.slash("/table new", game="fairy-tale-inn")
+    assert opened.reply is not None and "Fairy Tale Inn" in opened.reply.content
+    if ai:
+        await alice.slash("/table addbot")
+    else:
+        await bob.slash("/table join")
+    started = await alice.slash("/table start")
+    assert started.reply is not None and started.reply.ephemeral
+
+
+async def test_two_people_play_a_full_game(e2e: E2E) -> None:
+    emu, bot, _users = e2e
+    await open_table(e2e)
+    board = emu.channel.messages[-1]
+    assert board.image is not None and board.image.size[0] > 200
+    played = await play_fti(emu, bot.db_path, emu.channel, random.Random(1))
+    assert played.prompt is None
+    row = table_row(bot.db_path, emu.channel.id)
+    assert row is not None and row.status == "finished"
+    moves = actions(bot.db_path, row.id)
+    assert [v for v, _, _ in moves] == list(range(1, row.version + 1))
+    assert played.decisions >= len(moves) > 10
+    assert "wins" in emu.channel.messages[-1].content
+    assert latest_with_buttons(emu) is None  # no buttons left on a finished game
+    check = assert_no_hidden_information(emu, bot.db_path, emu.channel.id)
+    assert check.checked_images == len(moves) + 1 and check.checked_messages > len(moves)
+    bot.assert_log_clean()
+
+
+# Production's AI_DELAY (1 s). With AI_DELAY=0 the AI's next move can be announced before
+# the person's move that triggered it, and the late announcement then strips the newer turn
+# message's buttons (see test_ai_answer_is_announced_after_the_move_it_answers).
+@pytest.mark.bot_env(AI_DELAY="1")
+async def test_a_full_game_against_the_ai_survives_a_restart(e2e: E2E) -> None:
+    emu, bot, (alice, _bob, _carol) = e2e
+    await open_table(e2e, ai=True)
+    rng = random.Random(2)
+    played = await play_fti(emu, bot.db_path, emu.channel, rng, stop_after=4)
+    prompt = played.prompt
+    assert prompt is not None and alice.mention in prompt.content
+    before = table_row(bot.db_path, emu.channel.id)
+    assert before is not None and before.status == "playing"
+
+    await bot.restart()  # SIGKILL mid-game, then a fresh process on the same SQLite file
+
+    assert table_row(bot.db_path, emu.channel.id) == before  # nothing lost, nothing added
+    # The turn message posted before the restart still works: its buttons are DynamicItems.
+    assert latest_with_buttons(emu) is prompt
+    old_slot = next(b for b in prompt.buttons if not b.disabled).custom_id
+    played = await play_fti(emu, bot.db_path, emu.channel, rng, prompt=prompt, stop_after=1)
+    assert table_row(bot.db_path, emu.channel.id).version > before.version  # type: ignore
+    # The restarted process never knew that message, so its buttons stay; a click on it now
+    # is stale and changes nothing.
+    if prompt.buttons:
+        version = table_row(bot.db_path, emu.channel.id).version  # type: ignore[union-attr]
+        stale = await alice.click(prompt, custom_id=old_slot)
+        assert stale.reply is not None and "older turn" in stale.reply.content
+        assert table_row(bot.db_path, emu.channel.id).version == version  # type: ignore
+    played = await play_fti(emu, bot.db_path, emu.channel, rng, prompt=played.prompt)
+    assert played.prompt is None
+    row = table_row(bot.db_path, emu.channel.id)
+    assert row is not None and row.status == "finished"
+    moves = actions(bot.db_path, row.id)
+    assert [v for v, _, _ in moves] == list(range(1, row.version + 1))
+    assert {seat for _, seat, _ in moves} == {0, 1}  # both the person and the AI moved
+    assert_no_hidden_information(emu, bot.db_path, emu.channel.id)
+
+
+async def test_stale_foreign_and_double_clicks_change_nothing(e2e: E2E) -> None:
+    emu, bot, (alice, bob, carol) = e2e
+    await open_table(e2e)
+    first = await wait_next_prompt(emu, bot.db_path, emu.channel, 0)
+    assert first is not None
+    actor = next(p for p in (alice, bob) if p.mention in first.content)
+    waiting = bob if actor is alice else alice
+    slots = [b for b in first.buttons if not b.disabled]
+
+    # Foreign: a spectator, and the player whose turn it is not.
+    spectator = await carol.click(first, custom_id=slots[0].custom_id)
+    assert spectator.reply is not None and spectator.reply.ephemeral
+    assert "do not have a seat" in spectator.reply.content
+    assert carol.sees(spectator.reply) and not actor.sees(spectator.reply)
+    not_yours = await waiting.click(first, custom_id=slots[0].custom_id)
+    assert not_yours.reply is not None and "not your turn" in not_yours.reply.content
+
+    # The actor opens two column menus, plays from the second: the first goes stale.
+    menu_a = (await actor.click(first, custom_id=slots[0].custom_id)).reply
+    menu_b = (await actor.click(first, custom_id=slots[-1].custom_id)).reply
+    assert menu_a is not None and menu_b is not None and menu_a.ephemeral
+    assert table_row(bot.db_path, emu.channel.id).version == 0  # type: ignore[union-attr]
+    await actor.click(menu_b, custom_id=menu_b.buttons[0].custom_id)
+    prompt = await wait_next_prompt(emu, bot.db_path, emu.channel, first.id)
+    assert prompt is not None
+    assert table_row(bot.db_path, emu.channel.id).version == 1  # type: ignore[union-attr]
+    assert menu_b.buttons == [] and "You dropped" in menu_b.content
+    await emu.wait_for(lambda: first.buttons == [], 5, "the old turn message to lose buttons")
+    stale = await actor.click(menu_a, custom_id=menu_a.buttons[0].custom_id)
+    assert stale.reply is not None and stale.reply.ephemeral
+    assert "older turn" in stale.reply.content
+    assert table_row(bot.db_path, emu.channel.id).version == 1  # type: ignore[union-attr]
+
+    # Double click: the same column button twice at once makes exactly one move.
+    actor = next(p for p in (alice, bob) if p.mention in prompt.content)
+    enabled = next(b for b in prompt.buttons if not b.disabled)
+    menu = (await actor.click(prompt, custom_id=enabled.custom_id)).reply
+    assert menu is not None and menu.buttons
+    column = next(b for b in menu.buttons if not b.disabled).custom_id
+    both = await asyncio.gather(
+        actor.click(menu, custom_id=column, wait=False),
+        actor.click(menu, custom_id=column, wait=False),
+    )
+    for inter in both:
+        await emu.finish(inter)
+    await wait_next_prompt(emu, bot.db_path, emu.channel, prompt.id)
+    await emu.settle(quiet=0.5)
+    row = table_row(bot.db_path, emu.channel.id)
+    assert row is not None and row.version == 2
+    assert len(actions(bot.db_path, row.id)) == 2
+    answers = [r.content for i in both for r in i.replies]
+    # One click moved, the other got a private refusal (the table moved on under it).
+    assert sum("older turn" in a or "not your turn" in a for a in answers) == 1, answers
+    assert_no_hidden_information(emu, bot.db_path, emu.channel.id)
+
+
+def boards(e2e: E2E) -> list[Message]:
+    return [
+        m for m in e2e.emu.channel.messages if any(a.filename == "board.png" for a in m.attachments)
+    ]
+
+
+async def test_closed_dms_lose_nothing(e2e: E2E) -> None:
+    emu, bot, (alice, bob, _carol) = e2e
+    bob.close_dms()
+    await open_table(e2e)
+    await play_fti(emu, bot.db_path, emu.channel, random.Random(4), stop_after=6)
+    row = table_row(bot.db_path, emu.channel.id)
+    assert row is not None and row.version >= 5
+    assert len(boards(e2e)) == row.version + 1  # the start and every move reached the channel
+    # Every private message the bot tried to DM bob was refused and replaced by a
+    # channel nudge; Fairy Tale Inn has no per-seat secret, so it should not even try.
+    refused = [c for c in emu.requests if c.status == 403]
+    assert bob.dm_messages() == []
+    for _ in refused:
+        assert any(bob.mention in m.content and "/hand" in m.content for m in emu.channel.messages)
+    assert all(e.code == 50007 for e in emu.take_errors())
+    # The ephemeral path: /hand shows bob his view, privately, with the picture.
+    hand = await bob.slash("/hand")
+    reply = hand.reply
+    assert reply is not None and reply.ephemeral and reply.ephemeral_for == bob.id
+    assert "Fairy Tale Inn" in reply.content and reply.image is not None
+    assert not alice.sees(reply)
+    assert_no_hidden_information(emu, bot.db_path, emu.channel.id)
+
+
+async def test_rate_limits_and_server_errors_lose_and_repeat_no_move(e2e: E2E) -> None:
+    emu, bot, _users = e2e
+    await open_table(e2e)
+    faults = emu.faults
+    post = "POST /channels/{channel_id}/messages"
+    edit_original = "PATCH /webhooks/{application_id}/{token}/messages/{message_id}"
+    callback = "POST /interactions/{interaction_id}/{token}/callback"
+    faults.rate_limit(post, retry_after=0.3, times=2)
+    faults.rate_limit(post, retry_after=0.2, is_global=True)
+    faults.rate_limit(edit_original, retry_after=0.2)
+    faults.fail(edit_original, status=502)
+    faults.fail("PATCH /channels/{channel_id}/messages/{message_id}", status=500)
+    # discord.py waits 1 s, then 3 s, between 5xx retries: two faults on one callback would
+    # miss Discord's 3-second window, so each callback fault is armed for one interaction.
+    faults.fail(callback, status=500)
+    rng = random.Random(5)
+    played = await play_fti(emu, bot.db_path, emu.channel, rng, stop_after=4)
+    faults.fail(callback, status=502)
+    await play_fti(emu, bot.db_path, emu.channel, rng, stop_after=4, prompt=played.prompt)
+    await emu.settle(quiet=0.5)
+    assert all(f.hits == f.times for f in faults.rules), faults.rules
+    row = table_row(bot.db_path, emu.channel.id)
+    assert row is not None and row.version >= 7
+    moves = actions(bot.db_path, row.id)
+    assert [v for v, _, _ in moves] == list(range(1, row.version + 1))
+    # Each move announced exactly once: none lost, none doubled.
+    assert len(boards(e2e)) == row.version + 1
+    assert not any(i.failed for i in emu.interactions.values())
+    check = assert_no_hidden_information(emu, bot.db_path, emu.channel.id)
+    assert check.checked_images == len(boards(e2e))
+
+
+@pytest.mark.xfail(
+    reason="bot bug: with AI_DELAY=0 the AI's reply can be posted before the "
+    "person's move is announced; the late announcement strips the newer "
+    "turn buttons",
+    strict=False,
+)
+@pytest.mark.bot_env(AI_DELAY="0")
+async def test_ai_answer_is_announced_after_the_move_it_answers(e2e: E2E) -> None:
+    emu, bot, _users = e2e
+    await open_table(e2e, ai=True)
+    played = await play_fti(
+        emu, bot.db_path, emu.channel, random.Random(6), stop_after=6, max_decisions=6
+    )
+    assert played.decisions == 6
+    # After every person's move the newest message must be the newest turn, with buttons.
+    assert played.prompt is None or latest_with_buttons(emu) is played.prompt
