@@ -46,8 +46,8 @@ CANNOT_DM = 50007
 
 MAX_CONTENT = 2000
 
-Renderer = Callable[[str, Any], bytes]
-"""``render(game_id, view) -> PNG bytes`` (renderers.render)."""
+Renderer = Callable[..., bytes]
+"""``render(game_id, view, names=[...]) -> PNG bytes`` (renderers.render)."""
 
 
 def _default_renderer() -> Renderer | None:
@@ -56,8 +56,8 @@ def _default_renderer() -> Renderer | None:
     except ImportError:  # pragma: no cover - renderers is part of the package
         return None
 
-    def render(game_id: str, view: Any) -> bytes:
-        return renderers.render(game_id, view)
+    def render(game_id: str, view: Any, **options: Any) -> bytes:
+        return renderers.render(game_id, view, **options)
 
     return render
 
@@ -174,13 +174,18 @@ class Delivery:
     def ui_for(self, game_id: str) -> GameUI:
         return get_ui(game_id, lambda action: self.service.describe_action(game_id, action))
 
-    async def render_png(self, game_id: str, view: Any) -> bytes | None:
+    async def render_png(
+        self, game_id: str, view: Any, info: TableInfo | None = None
+    ) -> bytes | None:
         """The picture of ``view`` or ``None`` (no renderer, or it failed: the text
-        still goes out). Runs in a worker thread."""
+        still goes out). Runs in a worker thread. ``info`` gives the seat names."""
         if self.renderer is None or not _has_renderer(game_id):
             return None
+        options: dict[str, Any] = {}
+        if info is not None and info.seats:
+            options["names"] = [s.name for s in sorted(info.seats, key=lambda s: s.index)]
         try:
-            return await asyncio.to_thread(self.renderer, game_id, view)
+            return await asyncio.to_thread(self.renderer, game_id, view, **options)
         except Exception:
             log.exception("rendering %s failed; sending text only", game_id)
             return None
@@ -226,7 +231,7 @@ class Delivery:
             except ValueError:
                 view = None
             if view is not None:
-                png = await self.render_png(update.game_id, view)
+                png = await self.render_png(update.game_id, view, outbox.table)
         buttons = await self.turn_view(outbox)
         return PublicMessage(clip(text or "…"), png, buttons, mentions)
 
@@ -241,7 +246,7 @@ class Delivery:
         if outbox.public is not None:
             await self.post_public(outbox)
         for private in outbox.private:
-            await self.post_private(private, outbox.table.game_id, interaction=interaction)
+            await self.post_private(private, outbox.table, interaction=interaction)
 
     async def post_public(self, outbox: Outbox) -> discord.Message | None:
         update: PublicUpdate | None = outbox.public
@@ -304,17 +309,21 @@ class Delivery:
             if mid == message_id:
                 del self._prompts[table_id]
 
-    async def private_content(self, update: PrivateUpdate, game_id: str) -> dict[str, Any]:
+    async def private_content(
+        self, update: PrivateUpdate, game_id: str, info: TableInfo | None = None
+    ) -> dict[str, Any]:
         """The DM (or ephemeral) message of a private update: its text and, when the
         game has a picture, the user's own private view."""
-        content = clip(f"**Private — {game_id} table `{update.table_id}`**\n{update.text}")
+        title = info.game_name if info is not None else game_id
+        channel = f" (table in <#{update.channel_id}>)"
+        content = clip(f"**Private — {title}{channel}**\n{update.text}")
         out: dict[str, Any] = {"content": content}
         try:
             view = await self.service.private_view(update.table_id, update.user_id)
         except ValueError:
             view = None
         if view is not None:
-            png = await self.render_png(game_id, view)
+            png = await self.render_png(game_id, view, info)
             if png is not None:
                 out["file"] = discord.File(io.BytesIO(png), filename="private.png")
         return out
@@ -322,12 +331,12 @@ class Delivery:
     async def post_private(
         self,
         update: PrivateUpdate,
-        game_id: str,
+        info: TableInfo,
         *,
         interaction: discord.Interaction | None = None,
     ) -> str:
         """Deliver one private update; returns how: ``dm``, ``ephemeral`` or ``nudge``."""
-        payload = await self.private_content(update, game_id)
+        payload = await self.private_content(update, info.game_id, info)
         if interaction is not None and interaction.user.id == update.user_id \
                 and await self.dm_memory.is_closed(update.user_id):
             try:

@@ -348,7 +348,7 @@ class Guide(commands.Cog):
         if retry_dm:
             lines.append("I will try to DM you again.")
         kwargs: dict[str, Any] = {}
-        png = await delivery.render_png(info.game_id, view)
+        png = await delivery.render_png(info.game_id, view, info)
         if png is not None:
             kwargs["file"] = discord.File(io.BytesIO(png), filename="hand.png")
         if info.status is TableStatus.PLAYING and seat.index in info.to_act:

@@ -1,0 +1,480 @@
+"""An in-process stand-in for Discord's REST side, for driving the REAL bot.
+
+The bot (a real :class:`bot.client.FabletopBot`, real command tree, real views and
+DynamicItems) logs in against :class:`FakeDiscord`, which replaces exactly two
+transport functions: ``HTTPClient.request`` (bot REST calls: channel messages, DMs,
+command sync, login) and the interaction webhook adapter (interaction responses and
+follow-ups). Interactions are fed the way the gateway would feed them,
+``ConnectionState.parse_interaction_create(payload)``, in the spirit of discord.py's
+own ``tests/test_app_commands_invoke.py``. Every outgoing call is recorded with its
+JSON payload, flags, components and attached files, so tests can check replies,
+ephemerality and button custom_ids.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.webhook.async_ import AsyncWebhookAdapter, async_context
+
+APP_ID = 900000000000000001
+BOT_ID = APP_ID
+GUILD_ID = 500000000000000001
+CHANNEL_ID = 600000000000000001
+OWNER_ID = 100000000000000009
+EPHEMERAL = 64
+
+_snowflakes = itertools.count(700000000000000001)
+
+
+def snowflake() -> int:
+    return next(_snowflakes)
+
+
+def user_payload(user_id: int, name: str | None = None, *, bot: bool = False) -> dict[str, Any]:
+    return {
+        "id": str(user_id),
+        "username": name or f"user{str(user_id)[-4:]}",
+        "global_name": name,
+        "discriminator": "0",
+        "avatar": None,
+        "bot": bot,
+    }
+
+
+def member_payload(user_id: int, name: str | None = None, permissions: int = 0) -> dict[str, Any]:
+    return {
+        "user": user_payload(user_id, name),
+        "roles": [],
+        "joined_at": "2026-01-01T00:00:00+00:00",
+        "deaf": False,
+        "mute": False,
+        "flags": 0,
+        "permissions": str(permissions),
+    }
+
+
+def channel_payload(channel_id: int = CHANNEL_ID) -> dict[str, Any]:
+    return {
+        "id": str(channel_id),
+        "type": 0,
+        "guild_id": str(GUILD_ID),
+        "name": "game-room",
+        "position": 0,
+        "permission_overwrites": [],
+        "nsfw": False,
+        "parent_id": None,
+        "topic": None,
+        "last_message_id": None,
+        "rate_limit_per_user": 0,
+        "flags": 0,
+    }
+
+
+# --------------------------------------------------------------------------- records
+
+
+@dataclass
+class Sent:
+    """One outgoing call: a bot REST request or an interaction response/follow-up."""
+
+    kind: str
+    """``callback`` (first interaction response), ``followup``, ``edit_original``,
+    ``channel_message``, ``edit_message``, ``dm``, ``sync``, ``other``."""
+    method: str
+    path: str
+    payload: dict[str, Any]
+    files: list[tuple[str, bytes]] = field(default_factory=list)
+    interaction_id: int | None = None
+    channel_id: int | None = None
+    message_id: int | None = None
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The message part (callbacks wrap it in ``data``)."""
+        if self.kind == "callback":
+            return self.payload.get("data") or {}
+        return self.payload
+
+    @property
+    def response_type(self) -> int | None:
+        return self.payload.get("type") if self.kind == "callback" else None
+
+    @property
+    def content(self) -> str:
+        return self.data.get("content") or ""
+
+    @property
+    def ephemeral(self) -> bool:
+        return bool((self.data.get("flags") or 0) & EPHEMERAL)
+
+    @property
+    def custom_ids(self) -> list[str]:
+        return custom_ids(self.data.get("components") or [])
+
+    @property
+    def components(self) -> list[dict[str, Any]]:
+        return self.data.get("components") or []
+
+    def buttons(self) -> list[dict[str, Any]]:
+        return [c for c in walk_components(self.components) if c.get("type") == 2]
+
+    def __repr__(self) -> str:
+        flag = " ephemeral" if self.ephemeral else ""
+        return f"<Sent {self.kind}{flag} {self.content[:60]!r} ids={self.custom_ids}>"
+
+
+def walk_components(components: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for c in components:
+        out.append(c)
+        out.extend(walk_components(c.get("components") or []))
+    return out
+
+
+def custom_ids(components: list[dict[str, Any]]) -> list[str]:
+    return [c["custom_id"] for c in walk_components(components) if "custom_id" in c]
+
+
+class _FakeResponse:
+    def __init__(self, status: int, reason: str) -> None:
+        self.status = status
+        self.reason = reason
+
+
+def _split(payload: Any, form: Any, files: Any) -> tuple[dict[str, Any], list[tuple[str, bytes]]]:
+    data: dict[str, Any] = payload if isinstance(payload, dict) else {}
+    if form:
+        for part in form:
+            if part.get("name") == "payload_json":
+                data = json.loads(part["value"])
+    blobs = []
+    for f in files or []:
+        f.reset()
+        blobs.append((f.filename, f.fp.read()))
+    return data, blobs
+
+
+# --------------------------------------------------------------------------- the fake
+
+
+class FakeDiscord:
+    """Records what the bot sends and answers like Discord would."""
+
+    def __init__(self) -> None:
+        self.sent: list[Sent] = []
+        self.closed_dms: set[int] = set()
+        self.dm_channels: dict[int, int] = {}
+        """DM channel id -> user id."""
+        self.messages: dict[int, dict[str, Any]] = {}
+        self.fail_channel_posts = False
+        self._baseline: set[asyncio.Task[Any]] = set()
+
+    # -- installing ---------------------------------------------------------------
+
+    async def login(self, bot: discord.Client) -> None:
+        """Log ``bot`` in against this fake (runs the real login and setup_hook)."""
+        bot.http.request = self.http_request  # type: ignore[method-assign]
+        async_context.set(_Adapter(self))
+        self._baseline = set(asyncio.all_tasks())
+        await bot.login("fake-token")
+
+    # -- message payloads ---------------------------------------------------------
+
+    def message_payload(
+        self, channel_id: int, data: dict[str, Any], *, message_id: int | None = None,
+        author: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        mid = message_id or snowflake()
+        msg = {
+            "id": str(mid),
+            "channel_id": str(channel_id),
+            "type": 0,
+            "content": data.get("content") or "",
+            "author": author or user_payload(BOT_ID, "Fabletop", bot=True),
+            "attachments": [],
+            "embeds": data.get("embeds") or [],
+            "mentions": [],
+            "mention_roles": [],
+            "mention_everyone": False,
+            "pinned": False,
+            "tts": False,
+            "timestamp": "2026-01-01T00:00:00+00:00",
+            "edited_timestamp": None,
+            "flags": data.get("flags") or 0,
+            "components": data.get("components") or [],
+        }
+        self.messages[mid] = msg
+        return msg
+
+    # -- bot REST -----------------------------------------------------------------
+
+    async def http_request(
+        self, route: discord.http.Route, *, files: Any = None, form: Any = None, **kwargs: Any
+    ) -> Any:
+        method, path = route.method, route.path
+        payload, blobs = _split(kwargs.get("json"), form, files)
+        if path == "/users/@me" and method == "GET":
+            return user_payload(BOT_ID, "Fabletop", bot=True)
+        if path == "/oauth2/applications/@me":
+            return {
+                "id": str(APP_ID),
+                "name": "Fabletop",
+                "description": "",
+                "icon": None,
+                "bot_public": True,
+                "bot_require_code_grant": False,
+                "owner": user_payload(OWNER_ID, "owner"),
+                "verify_key": "0" * 64,
+                "flags": 0,
+            }
+        if path == "/users/@me/channels" and method == "POST":
+            user_id = int(payload["recipient_id"])
+            dm_id = snowflake()
+            self.dm_channels[dm_id] = user_id
+            return {"id": str(dm_id), "type": 1, "recipients": [user_payload(user_id)],
+                    "last_message_id": None}
+        if path == "/channels/{channel_id}/messages" and method == "POST":
+            channel_id = int(route.channel_id)  # type: ignore[arg-type]
+            if channel_id in self.dm_channels:
+                user_id = self.dm_channels[channel_id]
+                if user_id in self.closed_dms:
+                    raise discord.Forbidden(
+                        _FakeResponse(403, "Forbidden"),  # type: ignore[arg-type]
+                        {"code": 50007, "message": "Cannot send messages to this user"},
+                    )
+                msg = self.message_payload(channel_id, payload)
+                self.sent.append(Sent("dm", method, path, payload, blobs,
+                                      channel_id=user_id, message_id=int(msg["id"])))
+                return msg
+            if self.fail_channel_posts:
+                raise discord.Forbidden(
+                    _FakeResponse(403, "Forbidden"),  # type: ignore[arg-type]
+                    {"code": 50013, "message": "Missing Permissions"},
+                )
+            msg = self.message_payload(channel_id, payload)
+            self.sent.append(Sent("channel_message", method, path, payload, blobs,
+                                  channel_id=channel_id, message_id=int(msg["id"])))
+            return msg
+        if path == "/channels/{channel_id}/messages/{message_id}" and method == "PATCH":
+            channel_id = int(route.channel_id)  # type: ignore[arg-type]
+            message_id = int(route.url.rsplit("/", 1)[-1])
+            self.sent.append(Sent("edit_message", method, path, payload, blobs,
+                                  channel_id=channel_id, message_id=message_id))
+            return self.message_payload(channel_id, payload, message_id=message_id)
+        if path.endswith("/commands") and method == "PUT":
+            commands = payload if isinstance(payload, list) else kwargs.get("json") or []
+            self.sent.append(Sent("sync", method, route.url, {"commands": commands}))
+            return [
+                {**c, "id": str(snowflake()), "application_id": str(APP_ID), "version": "1"}
+                for c in commands
+            ]
+        self.sent.append(Sent("other", method, route.url, payload, blobs))
+        return {}
+
+    # -- feeding interactions -----------------------------------------------------
+
+    def _base(self, itype: int, user_id: int, name: str | None, permissions: int,
+              channel_id: int) -> dict[str, Any]:
+        iid = snowflake()
+        return {
+            "id": str(iid),
+            "application_id": str(APP_ID),
+            "type": itype,
+            "token": f"token-{iid}",
+            "version": 1,
+            "guild_id": str(GUILD_ID),
+            "channel_id": str(channel_id),
+            "channel": channel_payload(channel_id),
+            "member": member_payload(user_id, name, permissions),
+            "app_permissions": str(discord.Permissions.all().value),
+            "locale": "en-US",
+            "attachment_size_limit": 8 * 1024 * 1024,
+            "authorizing_integration_owners": {"0": str(GUILD_ID)},
+            "context": 0,
+        }
+
+    def slash_payload(
+        self,
+        bot: discord.Client,
+        qualified_name: str,
+        *,
+        user_id: int,
+        name: str | None = None,
+        permissions: int = 0,
+        channel_id: int = CHANNEL_ID,
+        focused: str | None = None,
+        **options: Any,
+    ) -> dict[str, Any]:
+        """A chat-input (or, with ``focused``, autocomplete) interaction for the real
+        command ``qualified_name`` (e.g. ``"table new"``) with typed options."""
+        tree: app_commands.CommandTree = bot.tree  # type: ignore[attr-defined]
+        parts = qualified_name.split()
+        command: Any = tree.get_command(parts[0])
+        if command is None:
+            raise KeyError(qualified_name)
+        for part in parts[1:]:
+            command = command.get_command(part)
+        resolved: dict[str, Any] = {}
+        opts = []
+        for key, value in options.items():
+            param = command._params[key]
+            opt: dict[str, Any] = {"name": key, "type": param.type.value}
+            if param.type is discord.AppCommandOptionType.user:
+                uid, uname = value if isinstance(value, tuple) else (value, None)
+                opt["value"] = str(uid)
+                resolved.setdefault("users", {})[str(uid)] = user_payload(uid, uname)
+                m = member_payload(uid, uname)
+                m.pop("user")
+                resolved.setdefault("members", {})[str(uid)] = m
+            else:
+                opt["value"] = value
+            if focused == key:
+                opt["focused"] = True
+            opts.append(opt)
+        inner: list[dict[str, Any]]
+        if len(parts) == 1:
+            inner = opts
+        elif len(parts) == 2:
+            inner = [{"type": 1, "name": parts[1], "options": opts}]
+        else:
+            inner = [{"type": 2, "name": parts[1],
+                      "options": [{"type": 1, "name": parts[2], "options": opts}]}]
+        data: dict[str, Any] = {"id": str(snowflake()), "type": 1, "name": parts[0],
+                                "options": inner}
+        if resolved:
+            data["resolved"] = resolved
+        payload = self._base(4 if focused else 2, user_id, name, permissions, channel_id)
+        payload["data"] = data
+        return payload
+
+    def click_payload(
+        self,
+        custom_id: str,
+        *,
+        user_id: int,
+        name: str | None = None,
+        message: Sent | None = None,
+        values: list[str] | None = None,
+        channel_id: int = CHANNEL_ID,
+    ) -> dict[str, Any]:
+        """A component interaction: a click on ``custom_id`` on ``message``."""
+        payload = self._base(3, user_id, name, 0, channel_id)
+        data: dict[str, Any] = {"custom_id": custom_id, "component_type": 2}
+        if values is not None:
+            data["component_type"] = 3
+            data["values"] = values
+        payload["data"] = data
+        src = message.data if message is not None else {"components": []}
+        mid = message.message_id if message is not None and message.message_id else snowflake()
+        payload["message"] = self.message_payload(channel_id, src, message_id=mid)
+        return payload
+
+    async def dispatch(self, bot: discord.Client, payload: dict[str, Any]) -> list[Sent]:
+        """Feed one interaction as the gateway would; return what the bot sent."""
+        before = len(self.sent)
+        bot._connection.parse_interaction_create(payload)  # type: ignore[attr-defined]
+        await self.settle()
+        return self.sent[before:]
+
+    async def settle(self, rounds: int = 50) -> None:
+        """Wait until every task the bot started has finished."""
+        me = asyncio.current_task()
+        for _ in range(rounds):
+            await asyncio.sleep(0)
+            pending = [t for t in self._bot_tasks() if t is not me]
+            if not pending:
+                return
+            _done, still = await asyncio.wait(pending, timeout=15)
+            if still:
+                stacks = "\n".join(f"{t.get_name()}: {t.get_stack()}" for t in still)
+                raise AssertionError(f"tasks did not finish:\n{stacks}")
+
+    def _bot_tasks(self) -> list[asyncio.Task[Any]]:
+        """Unfinished tasks started since login, except long-lived timers: discord.py
+        gives ephemeral views a 15-minute expiry task, and the reminder loop."""
+        out = []
+        for t in asyncio.all_tasks():
+            if t.done() or t in self._baseline:
+                continue
+            name = getattr(t.get_coro(), "__qualname__", "")
+            if name.endswith("__timeout_task_impl") or t.get_name().startswith("fabletop-rem"):
+                continue
+            out.append(t)
+        return out
+
+    async def cleanup(self) -> None:
+        """Cancel the timers left behind (call after the bot is closed)."""
+        me = asyncio.current_task()
+        leftovers = [t for t in asyncio.all_tasks()
+                     if t is not me and not t.done() and t not in self._baseline]
+        for t in leftovers:
+            t.cancel()
+        if leftovers:
+            await asyncio.wait(leftovers, timeout=5)
+
+    # -- queries --------------------------------------------------------------------
+
+    def of_interaction(self, payload: dict[str, Any]) -> list[Sent]:
+        iid = int(payload["id"])
+        return [s for s in self.sent if s.interaction_id == iid]
+
+    def channel_messages(self) -> list[Sent]:
+        return [s for s in self.sent if s.kind == "channel_message"]
+
+    def last_prompt(self) -> Sent:
+        """The newest channel message carrying buttons."""
+        for s in reversed(self.sent):
+            if s.kind == "channel_message" and s.custom_ids:
+                return s
+        raise AssertionError("no channel message with buttons was sent")
+
+
+class _Adapter(AsyncWebhookAdapter):
+    """Interaction responses and follow-ups (the webhook side of discord.py)."""
+
+    def __init__(self, fake: FakeDiscord) -> None:
+        super().__init__()
+        self.fake = fake
+
+    async def request(  # type: ignore[override]
+        self,
+        route: discord.http.Route,
+        session: Any,
+        *,
+        payload: dict[str, Any] | None = None,
+        multipart: list[dict[str, Any]] | None = None,
+        files: Any = None,
+        **_: Any,
+    ) -> Any:
+        data, blobs = _split(payload, multipart, files)
+        path = route.path
+        iid = int(route.webhook_id) if route.webhook_id is not None else None
+        token = route.webhook_token or ""
+        if path.endswith("/callback"):
+            self.fake.sent.append(
+                Sent("callback", route.method, path, data, blobs, interaction_id=iid)
+            )
+            return {"interaction": {"id": str(iid), "type": 2}}
+        interaction_id = int(token.split("-", 1)[1]) if token.startswith("token-") else None
+        if path == "/webhooks/{webhook_id}/{webhook_token}" and route.method == "POST":
+            msg = self.fake.message_payload(CHANNEL_ID, data)
+            self.fake.sent.append(Sent("followup", route.method, path, data, blobs,
+                                       interaction_id=interaction_id,
+                                       message_id=int(msg["id"])))
+            return msg
+        if path.endswith("/messages/@original") and route.method == "PATCH":
+            self.fake.sent.append(Sent("edit_original", route.method, path, data, blobs,
+                                       interaction_id=interaction_id))
+            return self.fake.message_payload(CHANNEL_ID, data)
+        if path.endswith("/messages/@original") and route.method == "GET":
+            return self.fake.message_payload(CHANNEL_ID, {})
+        self.fake.sent.append(Sent("other", route.method, path, data, blobs,
+                                   interaction_id=interaction_id))
+        return {}

@@ -1,0 +1,341 @@
+"""The /table, /hand, /rules, /help and /admin commands, driven through the REAL
+discord.py command tree with interaction payloads (see tests/discord_fakes.py)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.client import INTERNAL_ERROR, FabletopBot
+from bot.settings import Settings
+from bot.tables import TableService, TableStatus
+from tests.discord_fakes import (
+    CHANNEL_ID,
+    OWNER_ID,
+    FakeDiscord,
+    Sent,
+)
+
+ANN, BOB, CAROL = 111000000000000001, 222000000000000002, 333000000000000003
+MANAGE_CHANNELS = 1 << 4
+PNG = b"\x89PNG\r\n\x1a\nfake"
+
+
+class Harness:
+    def __init__(self, bot: FabletopBot, fake: FakeDiscord, service: TableService) -> None:
+        self.bot, self.fake, self.service = bot, fake, service
+        self.rendered: list[Any] = []
+
+    async def slash(self, name: str, user: int, *, uname: str | None = None,
+                    permissions: int = 0, **options: Any) -> list[Sent]:
+        payload = self.fake.slash_payload(self.bot, name, user_id=user, name=uname,
+                                          permissions=permissions, **options)
+        return await self.fake.dispatch(self.bot, payload)
+
+    async def autocomplete(self, name: str, user: int, focused: str, **options: Any) -> Sent:
+        payload = self.fake.slash_payload(self.bot, name, user_id=user, focused=focused,
+                                          **options)
+        sent = await self.fake.dispatch(self.bot, payload)
+        assert len(sent) == 1 and sent[0].response_type == 8, sent
+        return sent[0]
+
+    async def click(self, custom_id: str, user: int, message: Sent | None = None,
+                    values: list[str] | None = None) -> list[Sent]:
+        payload = self.fake.click_payload(custom_id, user_id=user, message=message,
+                                          values=values)
+        return await self.fake.dispatch(self.bot, payload)
+
+
+def fake_renderer(rendered: list[Any]):
+    def render(game_id: str, view: Any, **options: Any) -> bytes:
+        rendered.append((game_id, view, options))
+        return PNG
+
+    return render
+
+
+async def make_harness(db: Path, renderer: Any = None) -> tuple[Harness, list[Any]]:
+    settings = Settings(_env_file=None, DATABASE_PATH=str(db), OWNER_IDS=str(OWNER_ID),
+                        REMINDER_MINUTES="0")
+    service = await TableService.open_sqlite(db, ai_delay=0.0, reminder_minutes=0)
+    rendered: list[Any] = []
+    bot = FabletopBot(settings, service=service,
+                      renderer=renderer or fake_renderer(rendered), start_reminders=False)
+    fake = FakeDiscord()
+    await fake.login(bot)
+    h = Harness(bot, fake, service)
+    h.rendered = rendered
+    return h, rendered
+
+
+@pytest.fixture
+async def h(tmp_path: Path) -> AsyncIterator[Harness]:
+    harness, _ = await make_harness(tmp_path / "bot.db")
+    yield harness
+    await harness.service.wait_idle()
+    await harness.bot.close()
+    await harness.service.close()
+    await harness.fake.cleanup()
+
+
+def only(sent: list[Sent], kind: str) -> Sent:
+    hits = [s for s in sent if s.kind == kind]
+    assert len(hits) == 1, sent
+    return hits[0]
+
+
+def reply_text(sent: list[Sent]) -> str:
+    """All text the interaction got back (callback + follow-ups)."""
+    return "\n".join(s.content for s in sent if s.kind in ("callback", "followup"))
+
+
+async def open_table(h: Harness) -> None:
+    sent = await h.slash("table new", ANN, uname="Ann", game="fairy-tale-inn")
+    reply = only(sent, "callback")
+    assert reply.response_type == 4 and not reply.ephemeral
+
+
+# --------------------------------------------------------------------------- lobby
+
+
+async def test_new_table_is_announced_publicly(h: Harness) -> None:
+    sent = await h.slash("table new", ANN, uname="Ann", game="fairy-tale-inn")
+    reply = only(sent, "callback")
+    assert reply.response_type == 4
+    assert not reply.ephemeral
+    assert "Fairy Tale Inn" in reply.content and "Ann" in reply.content
+    info = await h.service.status(CHANNEL_ID)
+    assert info.status is TableStatus.LOBBY and info.host_id == ANN
+
+
+async def test_game_can_be_typed_by_name(h: Harness) -> None:
+    await h.slash("table new", ANN, uname="Ann", game="fairy tale inn")
+    assert (await h.service.status(CHANNEL_ID)).game_id == "fairy-tale-inn"
+
+
+async def test_second_table_in_channel_is_refused_privately(h: Harness) -> None:
+    await open_table(h)
+    sent = await h.slash("table new", BOB, uname="Bob", game="fairy-tale-inn")
+    reply = only(sent, "callback")
+    assert reply.ephemeral
+    assert "already has a table" in reply.content
+
+
+async def test_unknown_game_is_refused_with_the_list(h: Harness) -> None:
+    sent = await h.slash("table new", ANN, game="chess")
+    reply = only(sent, "callback")
+    assert reply.ephemeral
+    assert "chess" in reply.content and "Fairy Tale Inn" in reply.content
+    assert not h.fake.channel_messages()
+
+
+async def test_bad_options_are_refused(h: Harness) -> None:
+    sent = await h.slash("table new", ANN, game="fairy-tale-inn", options="!!!")
+    reply = only(sent, "callback")
+    assert reply.ephemeral and "options" in reply.content
+
+
+async def test_game_autocomplete_offers_registered_games(h: Harness) -> None:
+    sent = await h.autocomplete("table new", ANN, "game", game="inn")
+    choices = sent.payload["data"]["choices"]
+    assert {"name": "Fairy Tale Inn", "value": "fairy-tale-inn"} in choices
+    assert all("inn" in c["name"].lower() or "inn" in c["value"] for c in choices)
+
+
+async def test_level_autocomplete_follows_the_channel_game(h: Harness) -> None:
+    await open_table(h)
+    sent = await h.autocomplete("table addbot", ANN, "level", level="")
+    values = [c["value"] for c in sent.payload["data"]["choices"]]
+    assert "random" in values and "mcts" in values
+
+
+async def test_join_leave_and_status(h: Harness) -> None:
+    await open_table(h)
+    sent = await h.slash("table join", BOB, uname="Bob")
+    assert "Bob sat down" in only(sent, "callback").content
+    sent = await h.slash("table join", BOB, uname="Bob")
+    reply = only(sent, "callback")
+    assert reply.ephemeral and "already" in reply.content
+    sent = await h.slash("table status", CAROL)
+    status = only(sent, "callback")
+    assert status.ephemeral and "Ann" in status.content and "Bob" in status.content
+    sent = await h.slash("table leave", BOB, uname="Bob")
+    assert "Bob" in only(sent, "callback").content
+    assert [s.user_id for s in (await h.service.status(CHANNEL_ID)).seats] == [ANN]
+
+
+async def test_commands_without_a_table_explain(h: Harness) -> None:
+    for name in ("table join", "table leave", "table start", "table status", "table abort"):
+        sent = await h.slash(name, ANN)
+        text = reply_text(sent)
+        assert "no table in this channel" in text.lower(), (name, sent)
+        assert all(s.ephemeral for s in sent if s.kind in ("callback", "followup")), name
+
+
+async def test_only_the_host_starts(h: Harness) -> None:
+    await open_table(h)
+    await h.slash("table join", BOB, uname="Bob")
+    sent = await h.slash("table start", BOB)
+    assert "host" in reply_text(sent).lower()
+    assert (await h.service.status(CHANNEL_ID)).status is TableStatus.LOBBY
+    assert not h.fake.channel_messages()
+
+
+async def test_start_defers_then_posts_board_and_buttons(h: Harness) -> None:
+    await open_table(h)
+    await h.slash("table join", BOB, uname="Bob")
+    sent = await h.slash("table start", ANN)
+    defer = only(sent, "callback")
+    assert defer.response_type == 5 and defer.ephemeral  # deferred, thinking, private
+    board = only(sent, "channel_message")
+    info = await h.service.status(CHANNEL_ID)
+    mover = info.to_act_users[0]
+    assert f"<@{mover}>" in board.content
+    assert [int(u) for u in board.payload["allowed_mentions"]["users"]] == [mover]
+    assert board.files and board.files[0][0] == "board.png"
+    assert board.files[0][1] == PNG
+    assert board.custom_ids
+    assert all(cid.startswith(f"ft:{info.id}:0:s") for cid in board.custom_ids)
+    # the picture was drawn from the public view, with the seat names
+    game_id, view, options = h.rendered[-1]
+    assert game_id == "fairy-tale-inn" and view.seat is None
+    assert sorted(options["names"]) == ["Ann", "Bob"]
+    ack = only(sent, "followup")
+    assert ack.ephemeral
+
+
+async def test_addbot_and_ai_moves_arrive_in_the_channel(h: Harness) -> None:
+    await open_table(h)
+    sent = await h.slash("table addbot", ANN, level="random")
+    assert "AI" in only(sent, "callback").content
+    sent = await h.slash("table addbot", BOB, level="random")
+    assert only(sent, "callback").ephemeral  # not the host (or table full)
+    await h.slash("table start", ANN)
+    await h.service.wait_idle()
+    await h.fake.settle()
+    info = await h.service.status(CHANNEL_ID)
+    assert info.to_act_users == (ANN,)
+    # every move so far (the AI's included) was posted, and the latest one offers buttons
+    prompt = h.fake.last_prompt()
+    assert f"<@{ANN}>" in prompt.content
+    assert all(cid.startswith(f"ft:{info.id}:{info.version}:") for cid in prompt.custom_ids)
+
+
+async def test_abort_by_host_or_manage_channels(h: Harness) -> None:
+    await open_table(h)
+    sent = await h.slash("table abort", BOB)
+    assert "host" in reply_text(sent).lower()
+    sent = await h.slash("table abort", BOB, permissions=MANAGE_CHANNELS)
+    assert any(s.kind == "followup" and s.ephemeral for s in sent)
+    assert await h.service.tables_of_user(ANN) == []  # no live table left
+    sent = await h.slash("table status", ANN)
+    assert "no table" in only(sent, "callback").content.lower()
+
+
+async def test_handover_gives_a_seat_to_a_member(h: Harness) -> None:
+    await open_table(h)
+    await h.slash("table join", BOB, uname="Bob")
+    await h.slash("table start", ANN)
+    info = await h.service.status(CHANNEL_ID)
+    bob_seat = info.seat_of(BOB).index + 1
+    sent = await h.slash("table handover", BOB, seat=bob_seat, member=(CAROL, "Carol"))
+    assert "host" in reply_text(sent).lower()
+    sent = await h.slash("table handover", ANN, seat=bob_seat, member=(CAROL, "Carol"))
+    assert "Carol" in reply_text(sent)
+    info = await h.service.status(CHANNEL_ID)
+    assert info.seat_of(CAROL) is not None and info.seat_of(BOB) is None
+
+
+async def test_handover_refuses_member_and_level_together(h: Harness) -> None:
+    await open_table(h)
+    sent = await h.slash("table handover", ANN, seat=1, member=(CAROL, "Carol"), level="random")
+    reply = only(sent, "callback")
+    assert reply.ephemeral and "not both" in reply.content
+
+
+async def test_log_is_private(h: Harness) -> None:
+    await open_table(h)
+    await h.slash("table join", BOB, uname="Bob")
+    await h.slash("table start", ANN)
+    sent = await h.slash("table log", CAROL)
+    assert only(sent, "callback").ephemeral
+
+
+# --------------------------------------------------------------------------- /hand /rules /help
+
+
+async def test_hand_is_ephemeral_with_picture_and_turn_buttons(h: Harness) -> None:
+    await open_table(h)
+    await h.slash("table join", BOB, uname="Bob")
+    await h.slash("table start", ANN)
+    info = await h.service.status(CHANNEL_ID)
+    mover = info.to_act_users[0]
+    sent = await h.slash("hand", mover)
+    assert only(sent, "callback").response_type == 5
+    reply = only(sent, "followup")
+    assert reply.ephemeral
+    assert reply.files and reply.files[0][0] == "hand.png"
+    assert reply.custom_ids and all(c.startswith(f"ft:{info.id}:") for c in reply.custom_ids)
+    # a private picture is drawn from the asker's own seat view
+    assert h.rendered[-1][1].seat == info.seat_of(mover).index
+
+
+async def test_hand_without_a_seat(h: Harness) -> None:
+    sent = await h.slash("hand", CAROL)
+    reply = only(sent, "callback")
+    assert reply.ephemeral and "no seat" in reply.content
+
+
+async def test_rules_from_data(h: Harness) -> None:
+    sent = await h.slash("rules", ANN, game="fairy-tale-inn")
+    reply = only(sent, "callback")
+    assert reply.ephemeral
+    assert "Fairy Tale Inn" in reply.content and "three columns" in reply.content
+    assert "rulebook" in reply.content.lower()
+    sent = await h.slash("rules", ANN, game="nonsense")
+    assert "no rules summary" in only(sent, "callback").content
+
+
+async def test_help_lists_every_public_command(h: Harness) -> None:
+    sent = await h.slash("help", ANN)
+    reply = only(sent, "callback")
+    assert reply.ephemeral
+    for name in ("/table new", "/table join", "/table start", "/table addbot",
+                 "/table handover", "/hand", "/rules", "/inn board"):
+        assert name in reply.content, name
+    assert "/admin" not in reply.content
+
+
+# --------------------------------------------------------------------------- errors, admin
+
+
+async def test_unexpected_errors_become_a_private_apology(h: Harness, monkeypatch) -> None:
+    async def boom(*_: Any, **__: Any) -> Any:
+        raise RuntimeError("database on fire")
+
+    monkeypatch.setattr(h.service, "status", boom)
+    sent = await h.slash("table status", ANN)
+    reply = only(sent, "callback")
+    assert reply.ephemeral and reply.content == INTERNAL_ERROR
+    assert "fire" not in reply.content
+
+
+async def test_admin_sync_is_owner_only(h: Harness) -> None:
+    sent = await h.slash("admin sync", ANN)
+    reply = only(sent, "callback")
+    assert reply.ephemeral and "owner" in reply.content.lower()
+    assert not [s for s in h.fake.sent if s.kind == "sync"]
+    sent = await h.slash("admin sync", OWNER_ID, scope="here")
+    sync = [s for s in h.fake.sent if s.kind == "sync"]
+    assert len(sync) == 1 and "/guilds/" in sync[0].path
+    names = {c["name"] for c in sync[0].payload["commands"]}
+    assert {"table", "hand", "rules", "help", "inn", "admin"} <= names
+    assert re.search(r"Published \d+ commands", reply_text(sent))
+
+
+async def test_no_commands_are_synced_on_start(h: Harness) -> None:
+    assert not [s for s in h.fake.sent if s.kind == "sync"]
