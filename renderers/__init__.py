@@ -22,6 +22,7 @@ from typing import Any
 _REGISTRY: dict[str, str] = {
     "fairy-tale-inn": "renderers.fairy_tale_inn:render",
     "winter-tales": "renderers.winter_tales:render",
+    "treasure": "renderers.treasure:render",
 }
 
 _cache: dict[str, Callable[..., bytes]] = {}
