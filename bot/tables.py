@@ -43,7 +43,7 @@ import json
 import logging
 import math
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -610,22 +610,70 @@ class TableService:
             raise UnknownGame(f"There is no game called '{game_id}'. Games: {known}.") from exc
 
     async def _resolve(self, ref: ChannelOrTable) -> _Table:
-        """The live table in a channel (``int``) or a table by id (``str``, any status)."""
+        """The live table in a channel (``int``) or a table by id (``str``, any status).
+        Tables this process has not seen (made by another process sharing the store)
+        are read from the store."""
         if isinstance(ref, bool) or not isinstance(ref, (int, str)):
             raise NoTable("That is not a channel or a table id.")
         if isinstance(ref, int):
             table_id = self._by_channel.get(ref)
-            if table_id is None:
+            if table_id is not None:
+                return self._live[table_id]
+            rec = await self.store.live_table_in_channel(ref)
+            if rec is None:
                 raise NoTable()
-            return self._live[table_id]
+            return self._adopt(rec)
         if ref in self._live:
             return self._live[ref]
         rec = await self.store.get_table(ref)
         if rec is None:
             raise NoTable(f"There is no table with id '{ref}'.")
+        return self._adopt(rec)
+
+    def _adopt(self, rec: TableRecord) -> _Table:
+        """A table read from the store; a live one joins the live maps."""
+        if rec.id in self._live:
+            return self._live[rec.id]
         game = self._game(rec.game_id)
         state = game.load_state(rec.state) if rec.state is not None else None
-        return _Table(rec=rec, game=game, state=state)
+        t = _Table(rec=rec, game=game, state=state)
+        if t.status.live:
+            old = self._by_channel.get(rec.channel_id)
+            if old is not None and old != rec.id:
+                self._live.pop(old, None)  # that one ended elsewhere
+            self._live[rec.id] = t
+            self._by_channel[rec.channel_id] = rec.id
+        return t
+
+    async def _refresh(self, t: _Table) -> None:
+        """Catch up with writes made by other processes sharing the store (the design's
+        scale-out: no table state may live only in one process's memory)."""
+        fresh = await self.store.get_table(t.rec.id)
+        if fresh is None:
+            self._forget(t)
+            raise NoTable(f"There is no table with id '{t.rec.id}'.")
+        if fresh == t.rec:  # the usual case: nobody else wrote (a plain field compare)
+            return
+        if fresh.state != t.rec.state or t.state is None:
+            t.state = t.game.load_state(fresh.state) if fresh.state is not None else None
+        t.rec = fresh
+        t.secrets_key = None
+        if not t.status.live:
+            self._forget(t)
+
+    @contextlib.asynccontextmanager
+    async def _locked(self, ref: ChannelOrTable) -> AsyncIterator[_Table]:
+        """Resolve ``ref``, take the table's lock and bring it up to date."""
+        for attempt in range(2):
+            t = await self._resolve(ref)
+            async with t.lock:
+                await self._refresh(t)
+                # A channel whose table ended in another process may hold a newer one.
+                if isinstance(ref, int) and not t.status.live and attempt == 0:
+                    continue
+                yield t
+                return
+        raise NoTable()
 
     def _forget(self, t: _Table) -> None:
         """Drop a table that is no longer live from the live maps (frees its channel)."""
@@ -840,8 +888,7 @@ class TableService:
 
     async def join(self, channel_id: int, user_id: int, name: str) -> TableInfo:
         """Take a seat in the lobby. Raises NoTable, NotInLobby, AlreadySeated, TableFull."""
-        t = await self._resolve(channel_id)
-        async with t.lock:
+        async with self._locked(channel_id) as t:
             self._require_lobby(t)
             if t.seat_of(user_id) is not None:
                 raise AlreadySeated("You already have a seat at this table.")
@@ -865,8 +912,7 @@ class TableService:
         """Leave the lobby. If the host leaves, the host role passes to the
         longest-seated remaining human; with no human left the lobby is closed
         (the returned info has status ``aborted``). Raises NoTable, NotInLobby, NotSeated."""
-        t = await self._resolve(channel_id)
-        async with t.lock:
+        async with self._locked(channel_id) as t:
             self._require_lobby(t)
             if t.seat_of(user_id) is None:
                 raise NotSeated("You do not have a seat at this table.")
@@ -924,8 +970,7 @@ class TableService:
     async def add_ai(self, channel_id: int, user_id: int, level: str | None = None) -> TableInfo:
         """Host adds an AI seat (``level`` from :meth:`ai_levels`, default the strongest).
         Raises NotHost, NotInLobby, TableFull, UnknownAILevel."""
-        t = await self._resolve(channel_id)
-        async with t.lock:
+        async with self._locked(channel_id) as t:
             self._require_lobby(t)
             self._require_host(t, user_id, what="add an AI player")
             if len(t.rec.seats) >= t.game.max_players:
@@ -944,8 +989,7 @@ class TableService:
     async def remove_seat(self, channel_id: int, user_id: int, index: int) -> TableInfo:
         """Host removes a lobby seat (an AI, or a member) by its index. The host's own
         seat cannot be removed this way (use leave). Raises NotHost, NotInLobby, BadSeat."""
-        t = await self._resolve(channel_id)
-        async with t.lock:
+        async with self._locked(channel_id) as t:
             self._require_lobby(t)
             self._require_host(t, user_id, what="remove a seat")
             if isinstance(index, bool) or not isinstance(index, int) or not (
@@ -968,8 +1012,7 @@ class TableService:
         table's seeded RNG, sets the game up, commits, and mentions whoever acts first.
         If an AI acts first it plays in the background (outboxes go to listeners).
         Raises NotHost, NotInLobby, NotEnoughPlayers."""
-        t = await self._resolve(channel_id)
-        async with t.lock:
+        async with self._locked(channel_id) as t:
             self._require_lobby(t)
             self._require_host(t, user_id, what="start the game")
             game, n = t.game, len(t.rec.seats)
@@ -1008,8 +1051,7 @@ class TableService:
         """End the live table in a channel without a result. Allowed for the host or a
         member with Manage Channels (the front end passes ``can_manage_channel``).
         Raises NoTable, NotHost."""
-        t = await self._resolve(channel_id)
-        async with t.lock:
+        async with self._locked(channel_id) as t:
             if not t.status.live:
                 raise NotPlaying("This table is already closed.")
             self._require_host(t, user_id, bool(can_manage_channel), what="abort")
@@ -1028,7 +1070,8 @@ class TableService:
 
     async def status(self, channel_or_table: ChannelOrTable) -> TableInfo:
         """The table in a channel (live only) or by id (any status). Raises NoTable."""
-        return self._info(await self._resolve(channel_or_table))
+        async with self._locked(channel_or_table) as t:
+            return self._info(t)
 
     async def tables_of_user(self, user_id: int) -> list[TableInfo]:
         """Live tables where ``user_id`` holds a seat (for /hand and DMs)."""
@@ -1069,8 +1112,7 @@ class TableService:
         On any error nothing changes. AI seats that must act next play in the
         background; their outboxes go to the listeners.
         """
-        t = await self._resolve(channel_or_table)
-        async with t.lock:
+        async with self._locked(channel_or_table) as t:
             self._require_playing(t)
             seat_info = t.seat_of(user_id)
             if seat_info is None:
@@ -1221,8 +1263,7 @@ class TableService:
         (``new_user_id`` + ``new_name``) or, with ``new_user_id=None``, to an AI of
         ``ai_level`` (default the strongest). Raises NotHost, NotPlaying, BadSeat,
         AlreadySeated, UnknownAILevel."""
-        t = await self._resolve(channel_id)
-        async with t.lock:
+        async with self._locked(channel_id) as t:
             self._require_playing(t)
             self._require_host(t, user_id, bool(can_manage_channel), what="replace")
             if isinstance(seat, bool) or not isinstance(seat, int) or not (
@@ -1274,6 +1315,10 @@ class TableService:
     async def _ai_loop(self, t: _Table) -> None:
         while not self._closed:
             async with t.lock:
+                try:
+                    await self._refresh(t)
+                except NoTable:
+                    return
                 if t.status is not TableStatus.PLAYING or t.state is None:
                     return
                 ai_seats = [s for s in t.to_act() if t.seats[s].is_ai]
@@ -1294,6 +1339,10 @@ class TableService:
                               level, t.rec.id)
                 action = None
             async with t.lock:
+                try:
+                    await self._refresh(t)
+                except NoTable:
+                    return
                 # The table may have moved on while the agent thought (seat replaced, abort).
                 if (t.rec.version != version or t.status is not TableStatus.PLAYING
                         or t.state is None or not t.seats[seat].is_ai
@@ -1317,7 +1366,8 @@ class TableService:
     # -- views -----------------------------------------------------------------
 
     async def _playing_or_finished(self, ref: ChannelOrTable) -> _Table:
-        t = await self._resolve(ref)
+        async with self._locked(ref) as t:
+            pass
         if t.state is None:
             if t.status is TableStatus.LOBBY:
                 raise NotPlaying("The game has not started yet.")
@@ -1343,7 +1393,8 @@ class TableService:
         self, channel_or_table: ChannelOrTable, user_id: int
     ) -> list[Action]:
         """The user's legal actions now (empty if it is not their turn); for buttons."""
-        t = await self._resolve(channel_or_table)
+        async with self._locked(channel_or_table) as t:
+            pass
         seat = t.seat_of(user_id)
         if seat is None or t.status is not TableStatus.PLAYING or t.state is None:
             return []
@@ -1390,8 +1441,12 @@ class TableService:
             if since is None or now - since < timedelta(minutes=rec.reminder_minutes):
                 continue
             async with t.lock:
+                try:
+                    await self._refresh(t)
+                except NoTable:
+                    continue
                 if t.status is not TableStatus.PLAYING or t.rec is not rec:
-                    continue  # it moved while we waited for the lock
+                    continue  # it moved while we waited for the lock (here or elsewhere)
                 info = self._info(t)
                 users = info.to_act_users
                 if not users:

@@ -707,3 +707,47 @@ async def test_checks_for_front_ends(service: TableService) -> None:
     assert service.check_ai_level(TOY_ID, "Random") == "random"
     with pytest.raises(UnknownAILevel):
         service.check_ai_level(TOY_ID, "wizard")
+
+
+# --------------------------------------------------------------------------- two processes
+
+
+async def test_two_services_share_one_store(db: Path, clock: FakeClock) -> None:
+    """Two bot processes on one database (the scale-out design): no table state lives
+    only in one process's memory, and a move can still be committed only once."""
+    a = await TableService.open_sqlite(db, clock=clock, agents=ToyAgents())
+    b = await TableService.open_sqlite(db, clock=clock, agents=ToyAgents())
+    try:
+        info = await a.create(CH, GUILD, ANN, "Ann", TOY_ID, seed=4)
+        with pytest.raises(AlreadyHasTable):  # b has never seen this table
+            await b.create(CH, GUILD, BOB, "Bob", TOY_ID)
+        await b.join(CH, BOB, "Bob")  # b finds it in the store
+        out = await a.start(CH, ANN)  # a catches up with b's join
+        assert {s.user_id for s in out.table.seats} == {ANN, BOB}
+        first, second = current_user(out), other_user(out)
+        out = await b.act(CH, first, {"kind": "take", "n": 1}, out.version)
+        # a has a stale copy in memory, but a click with the current version works there.
+        out = await a.act(info.id, second, {"kind": "take", "n": 1}, out.version)
+        assert (await b.status(CH)).version == 2
+        assert await b.public_view(CH) == await a.public_view(CH)
+        # The same click delivered to both processes at once: exactly one applies.
+        results = await asyncio.gather(
+            a.act(CH, first, {"kind": "take", "n": 1}, out.version),
+            b.act(CH, first, {"kind": "take", "n": 2}, out.version),
+            return_exceptions=True,
+        )
+        assert sum(isinstance(r, Outbox) for r in results) == 1
+        assert all(isinstance(r, (StaleVersion, NotYourTurn)) for r in results
+                   if not isinstance(r, Outbox))
+        assert [x.version for x in await a.store.actions(info.id)] == [1, 2, 3]
+        # An abort in one process frees the channel in the other.
+        await b.abort(CH, ANN)
+        with pytest.raises(NotPlaying):
+            await a.act(info.id, second, {"kind": "take", "n": 1})
+        with pytest.raises(NoTable):
+            await a.status(CH)
+        await a.create(CH, GUILD, CAT, "Cat", TOY_ID)
+        assert (await b.status(CH)).host_id == CAT
+    finally:
+        await a.close()
+        await b.close()
