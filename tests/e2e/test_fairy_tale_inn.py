@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import random
 
 import pytest
@@ -219,3 +220,39 @@ async def test_ai_answer_is_announced_after_the_move_it_answers(e2e: E2E) -> Non
     assert played.decisions == 6
     # After every person's move the newest message must be the newest turn, with buttons.
     assert played.prompt is None or latest_with_buttons(emu) is played.prompt
+
+
+async def test_the_leak_check_catches_leaks(e2e: E2E) -> None:
+    """The no-hidden-information check is only worth something if it fails on a leak."""
+    emu, bot, _users = e2e
+    await open_table(e2e)
+    await play_fti(emu, bot.db_path, emu.channel, random.Random(7), stop_after=2)
+    clean = assert_no_hidden_information(emu, bot.db_path, emu.channel.id)
+    assert clean.checked_images == 3
+    state = clean.rep.states[-1]
+    draws = list(reversed(state.bag))
+    names = {c.id: c.name for c in clean.rep.game.data.characters}
+
+    def leaks(message: Message, match: str) -> None:
+        with pytest.raises(AssertionError, match=match):
+            assert_no_hidden_information(emu, bot.db_path, emu.channel.id)
+        emu.channel.messages.remove(message)
+        assert_no_hidden_information(emu, bot.db_path, emu.channel.id)
+
+    said = emu.inject_message(emu.channel, "Next up: " + ", ".join(names[t] for t in draws))
+    leaks(said, "reveals hidden order")
+    button = {"type": 2, "style": 1, "label": "Go", "custom_id": "ft:x:1:" + ".".join(draws[:4])}
+    hidden_in_id = emu.inject_message(
+        emu.channel, "Go", components=[{"type": 1, "components": [button]}]
+    )
+    leaks(hidden_in_id, "reveals hidden order|not a Fabletop id|future version")
+    strange = {**button, "custom_id": "bag:" + draws[0]}
+    odd_id = emu.inject_message(
+        emu.channel, "Go", components=[{"type": 1, "components": [strange]}]
+    )
+    leaks(odd_id, "not a Fabletop id")
+    board = next(m for m in emu.channel.messages if m.attachments)
+    flipped = io.BytesIO()
+    board.image.transpose(0).save(flipped, "PNG")  # not a picture of any public view
+    picture = emu.inject_message(emu.channel, "board", files=[("board.png", flipped.getvalue())])
+    leaks(picture, "not the public view")

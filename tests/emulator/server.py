@@ -430,6 +430,23 @@ class Emulator:
         """Seconds from INTERACTION_CREATE sent to first callback, per answered interaction."""
         return [i.latency for i in self.interactions.values() if i.latency is not None]
 
+    def inject_message(
+        self,
+        channel: Channel,
+        content: str = "",
+        *,
+        components: list[dict[str, Any]] | None = None,
+        files: list[tuple[str, bytes]] | None = None,
+    ) -> Message:
+        """A message as if the bot had posted it (to test checks that scan messages)."""
+        payload = {"content": content, "components": components or []}
+        return self._new_message(
+            channel,
+            payload,
+            [(n, d, f"files[{i}]") for i, (n, d) in enumerate(files or [])],
+            flags=0,
+        )
+
     def all_messages(self) -> Iterator[Message]:
         for ch in self.channels.values():
             yield from ch.messages
