@@ -352,6 +352,28 @@ class InnView(View):
 # --------------------------------------------------------------------------- the game
 
 
+def _shuffle(items: list[Any], seed: int) -> None:
+    """Fisher-Yates driven by a local splitmix64 on ``seed``: the same numbers as
+    :class:`Rng` would give, without an attribute write per draw (determinize runs
+    once per search iteration)."""
+    mask = (1 << 64) - 1
+    x = seed
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        limit = (mask + 1) - ((mask + 1) % n)
+        while True:
+            x = (x + 0x9E3779B97F4A7C15) & mask
+            z = x
+            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+            z ^= z >> 31
+            if z < limit:
+                break
+        j = z % n
+        items[i], items[j] = items[j], items[i]
+
+
+
 class FairyTaleInn(Game[InnState, Any]):
     """Fairy Tale Inn for two players. See the module docstring for interpretations."""
 
@@ -385,6 +407,7 @@ class FairyTaleInn(Game[InnState, Any]):
             [r is not None and r.kind == "no_ability" for r in col] for col in self.room_at
         ]
         self.effect_of: dict[str, Effect] = {c.id: c.effect for c in d.characters}
+        self._etype: dict[str, str] = {c.id: c.effect.type for c in d.characters}
         # Frozen actions are shared, so legal_actions builds no new objects.
         self._drops = {
             (s, c): Drop(slot=s, column=c)
@@ -540,7 +563,7 @@ class FairyTaleInn(Game[InnState, Any]):
     def fast_apply(self, state: InnState, seat: Seat, action: Any) -> None:
         """Apply a known-legal action without checks or events (for search AIs)."""
         self._step(state, seat, action, None)
-        state.ply += 1
+        state.__dict__["ply"] += 1
 
     def _say(self, events: list[Event] | None, template: str, *who: Seat, **kw: Any) -> None:
         if events is not None:
@@ -556,7 +579,7 @@ class FairyTaleInn(Game[InnState, Any]):
             assert state.drop_cell is not None
             c, r = state.drop_cell
             piper = state.columns[c][r][0]
-            state.phase = "drop"
+            state.__dict__["phase"] = "drop"
             comp = self.cards[piper].companion
             assert comp is not None
             self._place_companion(state, seat, comp, action.column - 1, ev)
@@ -583,9 +606,13 @@ class FairyTaleInn(Game[InnState, Any]):
         col = state.columns[c]
         r = len(col)
         col.append((token, seat))
-        state.drop_cell = (c, r)
-        state.placed = [(c, r)]
-        state.extra_offer = False
+        # Scalar fields are written through __dict__: pydantic's __setattr__ costs more
+        # than the rest of a move, and search AIs make many moves (no validation is lost:
+        # the state model does not validate assignments).
+        d = state.__dict__
+        d["drop_cell"] = (c, r)
+        d["placed"] = [(c, r)]
+        d["extra_offer"] = False
         if ev is not None:
             paid = f"paid {cost} gold" if cost else "free"
             self._say(ev, f"{{0}} took {self.names[token]} from slot {i + 1} ({paid}) and "
@@ -639,7 +666,7 @@ class FairyTaleInn(Game[InnState, Any]):
             elif len(choices) == 1:
                 self._place_companion(state, seat, comp, choices[0], ev)
             else:
-                state.phase = "rat"
+                d["phase"] = "rat"
                 return
         self._after_abilities(state, seat, ev)
 
@@ -662,7 +689,7 @@ class FairyTaleInn(Game[InnState, Any]):
         if room.kind == "gold":
             self._gain(state, seat, room.amount, ev, room.label)
         elif room.kind == "extra_turn":
-            state.extra_offer = True
+            state.__dict__["extra_offer"] = True
             self._say(ev, f"{{0}} reached an {room.label} (column {c + 1}, row {r + 1}).",
                       seat, kind="extra_room", column=c + 1, row=r + 1)
 
@@ -690,7 +717,7 @@ class FairyTaleInn(Game[InnState, Any]):
                     else:
                         self._say(ev, f"{{0}} has no gold to pay {{1}}'s "
                                   f"{self.names[below]}.", seat, owner, kind="toll")
-        state.turns += 1
+        state.__dict__["turns"] += 1
         full = sum(1 for col in state.columns if len(col) >= self.nrows)
         if full >= 3:
             self._end(state, "three columns of the inn are full", ev)
@@ -698,16 +725,17 @@ class FairyTaleInn(Game[InnState, Any]):
         if state.extra_offer:
             price = self._extra_price()
             if state.gold[seat] >= price:
-                state.phase = "extra_turn"
+                state.__dict__["phase"] = "extra_turn"
                 return
             self._say(ev, f"{{0}} has no gold left to pay for an extra turn ({price} gold).",
                       seat, kind="no_extra_turn")
         self._start_turn(state, 1 - seat, ev)
 
     def _start_turn(self, state: InnState, seat: Seat, ev: list[Event] | None) -> None:
-        state.turn = seat
-        state.phase = "drop"
-        state.extra_offer = False
+        d = state.__dict__
+        d["turn"] = seat
+        d["phase"] = "drop"
+        d["extra_offer"] = False
         if all(t is None for t in state.guest):
             self._end(state, "the Guest List is empty", ev)
 
@@ -742,32 +770,53 @@ class FairyTaleInn(Game[InnState, Any]):
         return len(seen) - 1
 
     def end_bonuses(self, state: InnState) -> list[tuple[Seat, str, int]]:
-        """End-of-Game gold as (seat, character id, gold) per character kind with a bonus."""
+        """End-of-Game gold as (seat, character id, gold) per character kind with a bonus.
+
+        Written for speed (search AIs call it at every leaf): a neighbour counts when
+        its owner is the wanted seat, which already rules out Rats and Beanstalks
+        (they belong to nobody).
+        """
         out: dict[tuple[Seat, str], int] = {}
-        chars = set(self.cards)
         wolves: dict[str, list[list[int]]] = {}
-        for c, col in enumerate(state.columns):
-            for r, (tok, owner) in enumerate(col):
+        columns = state.columns
+        ncols = self.ncols
+        etype = self._etype
+        silent = self.silent
+        for c, col in enumerate(columns):
+            h = len(col)
+            scol = silent[c]
+            for r in range(h):
+                tok, owner = col[r]
                 if owner < 0:
                     continue
-                eff = self.effect_of[tok]
-                et = eff.type
+                et = etype[tok]
                 if et == "row_majority":
-                    rows = wolves.setdefault(tok, [[0, 0, 0, 0] for _ in range(self.nrows)])
+                    rows = wolves.get(tok)
+                    if rows is None:
+                        rows = wolves[tok] = [[0, 0, 0, 0] for _ in range(self.nrows)]
                     rows[r][owner] += 1
-                    if not self.silent[c][r]:
+                    if not scol[r]:
                         rows[r][2 + owner] += 1
                     continue
-                if self.silent[c][r] or et not in ("neighbours_opponent", "neighbours_own"):
+                if scol[r] or (et != "neighbours_opponent" and et != "neighbours_own"):
                     continue
                 want = 1 - owner if et == "neighbours_opponent" else owner
                 n = 0
-                for nc, nr in ((c - 1, r), (c + 1, r), (c, r - 1), (c, r + 1)):
-                    t = self._at(state, nc, nr)
-                    if t is not None and t[1] == want and t[0] in chars:
+                if r > 0 and col[r - 1][1] == want:
+                    n += 1
+                if r + 1 < h and col[r + 1][1] == want:
+                    n += 1
+                if c > 0:
+                    side = columns[c - 1]
+                    if r < len(side) and side[r][1] == want:
+                        n += 1
+                if c + 1 < ncols:
+                    side = columns[c + 1]
+                    if r < len(side) and side[r][1] == want:
                         n += 1
                 if n:
-                    out[(owner, tok)] = out.get((owner, tok), 0) + eff.per * n
+                    key = (owner, tok)
+                    out[key] = out.get(key, 0) + self.effect_of[tok].per * n
         for tok, rows in wolves.items():
             per = self.effect_of[tok].per_row
             for mine0, mine1, live0, live1 in rows:
@@ -887,7 +936,7 @@ class FairyTaleInn(Game[InnState, Any]):
         """
         other = self.copy_state(state)
         other.bag.sort()
-        rng.shuffle(other.bag)
+        _shuffle(other.bag, rng.next_u64())
         return other
 
     def copy_state(self, state: InnState) -> InnState:

@@ -75,12 +75,18 @@ class GreedyAgent:
         return f"<GreedyAgent depth={self.depth}>"
 
 
-class _Node:
-    __slots__ = ("avail", "children", "mover", "visits", "wins")
+def _key(action: Any) -> tuple[Any, ...]:
+    """A cheap dict key for an action (hashing a pydantic model is ~10x slower)."""
+    return tuple(action.__dict__.values())
 
-    def __init__(self, mover: Seat) -> None:
+
+class _Node:
+    __slots__ = ("action", "avail", "children", "mover", "visits", "wins")
+
+    def __init__(self, mover: Seat, action: Any = None) -> None:
         self.mover = mover  # the seat whose action led here
-        self.children: dict[Any, _Node] = {}
+        self.action = action
+        self.children: dict[tuple[Any, ...], _Node] = {}
         self.visits = 0
         self.avail = 0
         self.wins = 0.0
@@ -141,8 +147,8 @@ class MctsAgent:
             if deadline is not None and it % 16 == 0 and time.perf_counter() > deadline:
                 break
             self._iterate(game, game.determinize(state, seat, rng), root, rng)
-        best = max(root.children.items(), key=lambda kv: (kv[1].visits, kv[1].wins))
-        return best[0]
+        best = max(root.children.values(), key=lambda n: (n.visits, n.wins))
+        return best.action
 
     def _leaf_value(self, game: FairyTaleInn, det: InnState, rng: Rng) -> list[float]:
         """The value of ``det`` for seats 0 and 1 (each in [0, 1], summing to 1)."""
@@ -170,39 +176,41 @@ class MctsAgent:
             seat = det.turn
             actions = distinct_actions(game, det, seat)
             children = node.children
-            untried = [a for a in actions if a not in children]
+            keyed = [(_key(a), a) for a in actions]
+            untried = [(k, a) for k, a in keyed if k not in children]
             if untried and prior:
                 # Expand every new action at once, each valued by the heuristic as if
                 # visited once, so the search goes straight for the promising ones.
-                for a in untried:
+                for k, a in untried:
                     nxt = game.copy_state(det)
                     game.fast_apply(nxt, seat, a)
-                    ch = _Node(mover=seat)
+                    ch = _Node(seat, a)
                     ch.visits = 1
                     ch.wins = self._leaf_value(game, nxt, rng)[seat]
-                    children[a] = ch
+                    children[k] = ch
                 untried = []
             if untried:
-                for a in actions:
-                    if a in children:
-                        children[a].avail += 1
-                action = rng.choice(untried)
-                child = _Node(mover=seat)
+                for k, _ in keyed:
+                    if k in children:
+                        children[k].avail += 1
+                k, action = rng.choice(untried)
+                child = _Node(seat, action)
                 child.avail = 1
-                children[action] = child
+                children[k] = child
                 game.fast_apply(det, seat, action)
                 path.append(child)
                 break
             best_score = -1.0
-            chosen: Any = None
-            for a in actions:
-                ch = children[a]
+            chosen: _Node | None = None
+            for k, _ in keyed:
+                ch = children[k]
                 ch.avail += 1
                 score = ch.wins / ch.visits + c * sqrt(log(ch.avail) / ch.visits)
                 if score > best_score:
-                    best_score, chosen = score, a
-            game.fast_apply(det, seat, chosen)
-            node = children[chosen]
+                    best_score, chosen = score, ch
+            assert chosen is not None
+            game.fast_apply(det, seat, chosen.action)
+            node = chosen
             path.append(node)
             if node.visits == 1 and prior:
                 break  # a fresh child: its heuristic value is this iteration's result
