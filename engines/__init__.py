@@ -10,6 +10,7 @@ from engines.core import Game
 _REGISTRY: dict[str, str] = {
     "fairy-tale-inn": "engines.fairy_tale_inn:FairyTaleInn",
     "treasure": "engines.treasure:SaveTheTreasure",
+    "winter-tales": "engines.winter_tales.game:WinterTales",
 }
 
 _cache: dict[str, Game] = {}
