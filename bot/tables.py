@@ -453,6 +453,12 @@ def _options_error(game: Game, exc: Exception) -> str:
     return str(exc) or f"Invalid options for {game.name}."
 
 
+def _check_id(value: Any, what: str) -> None:
+    """Discord ids are positive integers; anything else is a front-end bug, refused."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63:
+        raise TableError(f"That is not a valid {what} id: {value!r}.")
+
+
 def _join_names(names: list[str]) -> str:
     if len(names) <= 1:
         return "".join(names)
@@ -694,8 +700,10 @@ class TableService:
         text = f"Game over. {winners} {verb}!"
         if scores:
             text += f" Scores: {scores}."
-        if outcome.reason:
-            text += f" {outcome.reason}"
+        reason = outcome.reason.strip()
+        if reason:
+            reason = reason[0].upper() + reason[1:]
+            text += f" {reason}" + ("" if reason[-1] in ".!?" else ".")
         return text
 
     def _info(self, t: _Table) -> TableInfo:
@@ -802,6 +810,10 @@ class TableService:
         """Open a lobby in ``channel_id`` with the host seated. Raises UnknownGame,
         BadOptions, AlreadyHasTable. ``seed`` (random if omitted) drives the seating
         shuffle and the game; it is recorded in the table."""
+        _check_id(channel_id, "channel")
+        _check_id(host_id, "user")
+        if guild_id is not None:
+            _check_id(guild_id, "server")
         game = self._game(game_id)
         parsed_options = self.check_options(game_id, options)
         minutes = self._check_reminder(reminder_minutes)
@@ -888,6 +900,7 @@ class TableService:
 
     async def join(self, channel_id: int, user_id: int, name: str) -> TableInfo:
         """Take a seat in the lobby. Raises NoTable, NotInLobby, AlreadySeated, TableFull."""
+        _check_id(user_id, "user")
         async with self._locked(channel_id) as t:
             self._require_lobby(t)
             if t.seat_of(user_id) is not None:
@@ -1279,6 +1292,7 @@ class TableService:
                 level = self._pick_level(t.rec.game_id, ai_level)
                 new = _seat_dict(seat, self._ai_name(t, level, rec.seats), None, level)
             else:
+                _check_id(new_user_id, "user")
                 holder = t.seat_of(new_user_id)
                 if holder is not None:
                     raise AlreadySeated(

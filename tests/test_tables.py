@@ -751,3 +751,22 @@ async def test_two_services_share_one_store(db: Path, clock: FakeClock) -> None:
     finally:
         await a.close()
         await b.close()
+
+
+async def test_malformed_ids_are_refused(service: TableService) -> None:
+    for channel in ("500", None, True, -1, 2**70):
+        with pytest.raises(TableError, match="not a valid channel id"):
+            await service.create(channel, GUILD, ANN, "Ann", TOY_ID)  # type: ignore[arg-type]
+    with pytest.raises(TableError, match="not a valid user id"):
+        await service.create(CH, GUILD, "ann", "Ann", TOY_ID)  # type: ignore[arg-type]
+    with pytest.raises(TableError, match="not a valid server id"):
+        await service.create(CH, "guild", ANN, "Ann", TOY_ID)  # type: ignore[arg-type]
+    await service.create(CH, None, ANN, "", TOY_ID)  # DMs have no guild; blank name
+    assert (await service.status(CH)).seats[0].name == f"Player {ANN}"
+    with pytest.raises(TableError, match="not a valid user id"):
+        await service.join(CH, 1.5, "Bob")  # type: ignore[arg-type]
+    await service.join(CH, BOB, "Bob")
+    out = await service.start(CH, ANN)
+    with pytest.raises(TableError, match="not a valid user id"):
+        await service.replace_seat(CH, ANN, 0, new_user_id="x", new_name="X")  # type: ignore[arg-type]
+    assert (await service.status(CH)).version == out.version
