@@ -588,7 +588,10 @@ def _draw_map(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture, top: float
 
 def _status(pic: Picture) -> tuple[str, str, Color]:
     made = sum(1 for m in pic.memories if m.slot < pic.epilogue_space)
-    head = f"Winter Tales · Chapter {pic.chapter} · Memories {made}/{pic.length}"
+    if pic.chapter <= 0:
+        head = f"Winter Tales · Setup · a story of {pic.length} Memories"
+    else:
+        head = f"Winter Tales · Chapter {pic.chapter} · Memories {made}/{pic.length}"
     if pic.winner is not None:
         score = ""
         if pic.final:
@@ -785,7 +788,7 @@ def _memory_card(d: ImageDraw.ImageDraw, img: Image.Image, mem: MemoryCell, cell
         y += 18
     if mem.counter_faction is not None:  # the Quest counter on its Memory
         ccol = FACTION_COLOR.get(mem.counter_faction, NEUTRAL_MEM)
-        c = (x1 - 18, y1 - 18)
+        c = (x1 - 20, art_box[3] - 6)  # the counter lies on top of the Memory card
         draw_shape(d, "hexagon", c, 14, fill=ccol, outline=INK, width=2)
         text_center(d, c, GLYPH.get(mem.counter_faction, ""), font(14, bold=True), INK)
 
@@ -861,6 +864,8 @@ def _draw_seats(d: ImageDraw.ImageDraw, pic: Picture, top: float) -> float:
         cx = row[0] + 58
         cy = y + 70
         chips = sorted(figs_by_owner.get(seat, []), key=lambda f: (f.faction, f.id))
+        if not chips:
+            text_left(d, (cx, cy), "no characters yet", font(18), DIM)
         for f in chips:
             cx = _char_chip(d, f, cx, cy, row[2] - 12, f.id in {c for p in pic.powers
                                                                  for c in p.characters})
@@ -1078,6 +1083,8 @@ def picture_from_view(view: Any, names: Sequence[str] | None = None) -> Picture:
     length = int(_get(view, "length", 3) or 3)
     arb = _get(view, "arbiter")
     acting = _get(view, "acting")
+    if _get(view, "winner") is not None:
+        acting = None  # the story is over: nobody is acting any more
     return Picture(
         players=players,
         names=list(names or []),

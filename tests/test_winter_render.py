@@ -329,7 +329,8 @@ def test_mid_game_exports_hold_no_hand_no_secret_objective() -> None:
         out = storybook.export(view, NAMES[:players],
                                board_png=renderers.render("winter-tales", view))
         played = {e.card for e in state.transcript if e.card}
-        held = {c for hand in state.hands for c in hand} - played
+        under = {c for f in state.stack if f.kind == "trap" for c, _, _ in f.hidden}
+        held = ({c for hand in state.hands for c in hand} | under) - played
         assert held
         for card in held:
             sc = C.story_card(card)
