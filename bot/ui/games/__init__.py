@@ -16,6 +16,7 @@ __all__ = ["get_ui"]
 # game id -> "module:Class", imported lazily so one broken adapter cannot stop the others.
 _ADAPTERS: dict[str, str] = {
     "fairy-tale-inn": "bot.ui.games.fairy_tale_inn:FairyTaleInnUI",
+    "treasure": "bot.ui.games.treasure:TreasureUI",
 }
 
 
