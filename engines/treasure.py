@@ -400,6 +400,8 @@ class TreasureView(View):
     endgame: bool
     figures_out: list[Seat]
     result: Literal["won", "lost"] | None
+    prompt: str
+    """What the player to act does now, in a child-friendly sentence."""
 
 
 # --------------------------------------------------------------------------- the game
@@ -782,8 +784,26 @@ class SaveTheTreasure(Game[TreasureState, Action]):
             variant=state.variant, king_walking=self.king_walking(state), turn=state.turn,
             stage=state.stage, slides=state.slides, found=state.found,
             endgame=state.endgame, figures_out=[s for s, t in enumerate(state.figures) if t < 0],
-            result=state.result,
+            result=state.result, prompt=self._prompt(state),
         )
+
+    def _prompt(self, state: TreasureState) -> str:
+        if state.result == "won":
+            return "Everyone is out of the garden: the Treasure of Fairy Tales is saved!"
+        if state.result == "lost":
+            return "The king is back at his crown: the king wins this time."
+        if state.stage == "green":
+            return "A page is found! Pick a grey meadow tile to turn green."
+        if state.stage == "step":
+            if state.found:
+                return "Step your figure onto a green tile next to it."
+            return "Step your figure onto a green tile next to it, or stay."
+        if state.endgame:
+            return ("The garden is green! Slide up to twice, then step toward the gate "
+                    f"(slide {state.slides + 1} of 2).")
+        if state.slides == 0:
+            return "Slide a meadow tile to look for two halves of the same fairy tale."
+        return "No pair yet: slide a second time, or stop."
 
     def determinize(self, state: TreasureState, seat: Seat | None, rng: Rng) -> TreasureState:
         """Shuffle what lies under the meadow tiles (nobody can see it), keeping the
@@ -798,6 +818,26 @@ class SaveTheTreasure(Game[TreasureState, Action]):
         return other
 
     # -- helpers for agents, renderers and the UI -----------------------------
+
+    def describe_action(self, action: Action) -> str:
+        """A short label for buttons and menus.
+
+        >>> SaveTheTreasure().describe_action(Slide(row=1, col=2, direction="left"))
+        'Slide the tile on B3 left'
+        """
+        cols = load_data().box.cols
+        if isinstance(action, Slide):
+            where = square_name(action.row * cols + action.col, cols)
+            return f"Slide the tile on {where} {action.direction}"
+        if isinstance(action, TurnGreen):
+            return f"Turn the tile on {square_name(action.row * cols + action.col, cols)} green"
+        if isinstance(action, Step):
+            return f"Step {action.direction}"
+        if isinstance(action, Stay):
+            return "Stay where you are"
+        if isinstance(action, StopSliding):
+            return "Stop sliding"
+        return repr(action)
 
     def slide_preview(self, state: TreasureState, row: int, col: int,
                       direction: str) -> list[int]:

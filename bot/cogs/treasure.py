@@ -1,0 +1,104 @@
+"""``/treasure ...``: Save the Treasure of Fairy Tales helpers. Play itself is by buttons
+(see :mod:`bot.ui.games.treasure`); these commands re-post the board and explain how
+to play, with the king's walk and the pages of the table in this channel."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs.common import delivery_of, service_of
+from bot.tables import NoTable, TableInfo, TableStatus
+from engines.treasure import load_data
+
+if TYPE_CHECKING:
+    from bot.client import FabletopBot
+
+__all__ = ["Treasure", "setup", "treasure_help_text"]
+
+GAME_ID = "treasure"
+
+HOW_TO = (
+    "**Playing Save the Treasure here** (everyone plays together against the king)\n"
+    "1. On your turn, click a meadow tile on the turn message, then pick a direction in "
+    "the private menu. The tile (and any tiles in front of it) slides until it bumps into "
+    "something, or until two halves of the same fairy tale show.\n"
+    "2. No pair? You may slide a second time, or press **Stop sliding**.\n"
+    "3. Found a pair? You win a page! Pick a grey tile to turn green, then step your "
+    "figure onto a green tile next to it.\n"
+    "4. No pair after your slides: you may step, and the king walks one space (once the "
+    "first page is found).\n"
+    "5. After the 12th page the whole garden turns green: slide up to twice, step, and "
+    "walk out through the gate (bottom-right) before the king is back at his crown!\n"
+    "Remember where the halves are: once a tile covers them, nobody can see them.\n"
+    "Squares are named like a map: rows A-E from the top, columns 1-5 from the left.\n"
+    "`/treasure board` re-posts the board with fresh buttons."
+)
+
+
+def treasure_help_text(view: Any | None) -> str:
+    """How to play, this table's progress (if any), and the tales in the box."""
+    lines = [HOW_TO, ""]
+    if view is not None:
+        if view.king_walking:
+            king = (f"The king has walked {view.king} of {view.path_length} spaces "
+                    f"({view.path_length - view.king} to go).")
+        else:
+            king = "The king waits on his crown until the first page is found."
+        lines.append(f"**This table:** {len(view.pages)}/{view.total_pages} pages. {king}"
+                     + (" Variant: the king walks from the start." if view.variant else ""))
+        if view.page_names:
+            lines.append("Pages found: " + ", ".join(view.page_names) + ".")
+        lines.append("")
+    lines.append("**The twelve fairy tales in the box**")
+    for tale in load_data().tales:
+        lines.append(f"• **{tale.name}**: {tale.caption}")
+    return "\n".join(lines)[:2000]
+
+
+async def _treasure_table(interaction: discord.Interaction) -> TableInfo:
+    if interaction.channel_id is None:  # pragma: no cover
+        raise NoTable()
+    info = await service_of(interaction).status(interaction.channel_id)
+    if info.game_id != GAME_ID:
+        raise ValueError(
+            f"The table in this channel plays {info.game_name}, not Save the Treasure.")
+    return info
+
+
+@app_commands.guild_only()
+class Treasure(commands.GroupCog, group_name="treasure",
+               group_description="Save the Treasure of Fairy Tales"):
+    def __init__(self, bot: FabletopBot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    @app_commands.command(name="board", description="Re-post the board with fresh turn buttons")
+    async def board(self, interaction: discord.Interaction) -> None:
+        info = await _treasure_table(interaction)
+        if info.status is not TableStatus.PLAYING:
+            raise ValueError("The game at this table has not started yet.")
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        sent = await delivery_of(interaction).post_board(info)
+        await interaction.followup.send(
+            "Here it is." if sent is not None else "I could not post in this channel.",
+            ephemeral=True,
+        )
+
+    @app_commands.command(name="help", description="How to play, the king and the tales")
+    async def help(self, interaction: discord.Interaction) -> None:
+        view = None
+        try:
+            info = await _treasure_table(interaction)
+            if info.status in (TableStatus.PLAYING, TableStatus.FINISHED):
+                view = await service_of(interaction).public_view(info.id)
+        except ValueError:
+            view = None
+        await interaction.response.send_message(treasure_help_text(view), ephemeral=True)
+
+
+async def setup(bot: FabletopBot) -> None:
+    await bot.add_cog(Treasure(bot))
