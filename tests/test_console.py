@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.console import main
-from tests.toy_game import TOY_ID, register_toy
+from tests.toy_game import TOY_ID, toy_registered
 
 
 def run(argv: list[str], script: str) -> tuple[int, str, str]:
@@ -108,9 +108,9 @@ def test_help_and_usage_errors() -> None:
 
 
 def test_a_game_without_renderer_or_text_board(tmp_path: Path) -> None:
-    register_toy()
-    code, out, _ = run([TOY_ID, "--hotseat", "--data-dir", str(tmp_path), "-o", "pile=4"],
-                       "1\n" * 10)
+    with toy_registered():
+        code, out, _ = run([TOY_ID, "--hotseat", "--data-dir", str(tmp_path), "-o", "pile=4"],
+                           "1\n" * 10)
     assert code == 0
     assert "No board image: there is no board image for Toy Nim yet" in out
     assert "pile left: 4" in out  # the generic text board

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -34,7 +35,7 @@ from bot.tables import (
 )
 from engines import core, get_game
 from engines.core import IllegalAction
-from tests.toy_game import TOY_ID, ToyAgents, register_toy
+from tests.toy_game import TOY_ID, ToyAgents, toy_registered
 
 CH, GUILD = 500, 1
 ANN, BOB, CAT, DAN = 101, 102, 103, 104
@@ -53,8 +54,9 @@ class FakeClock:
 
 
 @pytest.fixture(autouse=True)
-def _toy() -> None:
-    register_toy()
+def _toy() -> Iterator[None]:
+    with toy_registered():
+        yield
 
 
 @pytest.fixture

@@ -4,12 +4,13 @@ A face-down pile of numbered stones (values 1..3, shuffled from the seed). On a 
 a seat takes 1..``max_take`` stones off the top; only the taker learns their values
 (a private event). When the pile is empty the highest total wins (ties: the seat that
 did not start). Two or three players. Registered only inside tests (see
-``register_toy``), never in the real game registry.
+``toy_registered``), never in the real game registry.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -155,7 +156,14 @@ class ToyAgents:
         return ToyAgent(level)
 
 
-def register_toy() -> None:
-    """Make ``get_game("toy-nim")`` work (tests only)."""
-    _REGISTRY.setdefault(TOY_ID, "tests.toy_game:ToyNim")
+@contextlib.contextmanager
+def toy_registered() -> Iterator[None]:
+    """Make ``get_game("toy-nim")`` work inside the block only, so no other test (a
+    game list, the conformance suite) ever sees the toy."""
+    _REGISTRY[TOY_ID] = "tests.toy_game:ToyNim"
     _cache.pop(TOY_ID, None)
+    try:
+        yield
+    finally:
+        _REGISTRY.pop(TOY_ID, None)
+        _cache.pop(TOY_ID, None)
