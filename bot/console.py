@@ -294,15 +294,21 @@ class Console:
         self.table_id = info.id
         self.say(_HELP)
         shown_version = -1
+        idle_polls = 0
         while True:
             await service.wait_idle()
             info = await service.status(info.id)
             if info.status is not TableStatus.PLAYING:
                 break
             users = info.to_act_users
-            if not users:  # only AI seats to act: wait_idle returned early, retry
+            if not users:  # only AI seats to act and no AI running: give it a moment
+                idle_polls += 1
+                if idle_polls > 500:
+                    self.say("The AI player is stuck (see the log); the table is saved.")
+                    return 1
                 await asyncio.sleep(0.01)
                 continue
+            idle_polls = 0
             user = users[0]
             me = info.seat_of(user)
             assert me is not None
