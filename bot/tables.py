@@ -366,9 +366,10 @@ class EngineAgents:
     def get(self, game_id: str, level: str) -> Agent:
         from engines.agents import get_agent
 
-        if self.agent_kwargs:
+        kwargs = getattr(self, "agent_kwargs", {})  # subclasses may skip __init__
+        if kwargs:
             try:
-                return get_agent(game_id, level, **self.agent_kwargs)
+                return get_agent(game_id, level, **kwargs)
             except TypeError:
                 pass
         return get_agent(game_id, level)
