@@ -17,11 +17,16 @@ import asyncio
 import itertools
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import discord
 from discord import app_commands
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
+
+from bot.client import FabletopBot
+from bot.settings import Settings
+from bot.tables import TableService
 
 APP_ID = 900000000000000001
 BOT_ID = APP_ID
@@ -371,7 +376,18 @@ class FakeDiscord:
             data["component_type"] = 3
             data["values"] = values
         payload["data"] = data
-        src = message.data if message is not None else {"components": []}
+        src = dict(message.data) if message is not None else {"components": []}
+        if custom_id not in custom_ids(src.get("components") or []):
+            # Discord only delivers clicks on components the message has: a hand-made
+            # custom_id rides on a message that carries it (e.g. an old one).
+            kind = 3 if values is not None else 2
+            extra: dict[str, Any] = {"type": kind, "custom_id": custom_id}
+            if kind == 2:
+                extra.update(style=2, label="forged")
+            else:
+                extra["options"] = [{"label": v, "value": v} for v in values or ["x"]]
+            src["components"] = [*(src.get("components") or []),
+                                 {"type": 1, "components": [extra]}]
         mid = message.message_id if message is not None and message.message_id else snowflake()
         payload["message"] = self.message_payload(channel_id, src, message_id=mid)
         return payload
@@ -478,3 +494,88 @@ class _Adapter(AsyncWebhookAdapter):
         self.fake.sent.append(Sent("other", route.method, path, data, blobs,
                                    interaction_id=interaction_id))
         return {}
+
+
+# --------------------------------------------------------------------------- harness
+
+ANN, BOB, CAROL = 111000000000000001, 222000000000000002, 333000000000000003
+MANAGE_CHANNELS = 1 << 4
+PNG = b"\x89PNG\r\n\x1a\nfake"
+
+
+class Harness:
+    def __init__(self, bot: FabletopBot, fake: FakeDiscord, service: TableService) -> None:
+        self.bot, self.fake, self.service = bot, fake, service
+        self.rendered: list[Any] = []
+
+    async def slash(self, name: str, user: int, *, uname: str | None = None,
+                    permissions: int = 0, channel_id: int = CHANNEL_ID,
+                    **options: Any) -> list[Sent]:
+        payload = self.fake.slash_payload(self.bot, name, user_id=user, name=uname,
+                                          permissions=permissions, channel_id=channel_id,
+                                          **options)
+        return await self.fake.dispatch(self.bot, payload)
+
+    async def autocomplete(self, name: str, user: int, focused: str, **options: Any) -> Sent:
+        payload = self.fake.slash_payload(self.bot, name, user_id=user, focused=focused,
+                                          **options)
+        sent = await self.fake.dispatch(self.bot, payload)
+        assert len(sent) == 1 and sent[0].response_type == 8, sent
+        return sent[0]
+
+    async def click(self, custom_id: str, user: int, message: Sent | None = None,
+                    values: list[str] | None = None) -> list[Sent]:
+        payload = self.fake.click_payload(custom_id, user_id=user, message=message,
+                                          values=values)
+        return await self.fake.dispatch(self.bot, payload)
+
+
+def fake_renderer(rendered: list[Any]):
+    def render(game_id: str, view: Any, **options: Any) -> bytes:
+        rendered.append((game_id, view, options))
+        return PNG
+
+    return render
+
+
+async def make_harness(db: Path, renderer: Any = None, seed: int | None = 7) -> Harness:
+    settings = Settings(_env_file=None, DATABASE_PATH=str(db), OWNER_IDS=str(OWNER_ID),
+                        REMINDER_MINUTES="0")
+    service = await TableService.open_sqlite(db, ai_delay=0.0, reminder_minutes=0)
+    if seed is not None:
+        # /table new picks a random seed; tests pin it so every run plays the same game.
+        create = service.create
+
+        async def seeded_create(*args: Any, **kwargs: Any) -> Any:
+            kwargs.setdefault("seed", seed)
+            return await create(*args, **kwargs)
+
+        service.create = seeded_create  # type: ignore[method-assign]
+    rendered: list[Any] = []
+    bot = FabletopBot(settings, service=service,
+                      renderer=renderer or fake_renderer(rendered), start_reminders=False)
+    fake = FakeDiscord()
+    await fake.login(bot)
+    h = Harness(bot, fake, service)
+    h.rendered = rendered
+    return h
+
+
+async def close_harness(h: Harness) -> None:
+    await h.service.wait_idle()
+    await h.bot.close()
+    await h.service.close()
+    await h.fake.cleanup()
+
+
+def only(sent: list[Sent], kind: str) -> Sent:
+    hits = [s for s in sent if s.kind == kind]
+    assert len(hits) == 1, sent
+    return hits[0]
+
+
+def reply_text(sent: list[Sent]) -> str:
+    """All text the interaction got back (callback + follow-ups)."""
+    return "\n".join(s.content for s in sent if s.kind in ("callback", "followup"))
+
+

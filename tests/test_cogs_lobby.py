@@ -10,87 +10,29 @@ from typing import Any
 
 import pytest
 
-from bot.client import INTERNAL_ERROR, FabletopBot
-from bot.settings import Settings
-from bot.tables import TableService, TableStatus
+from bot.client import INTERNAL_ERROR
+from bot.tables import TableStatus
 from tests.discord_fakes import (
+    ANN,
+    BOB,
+    CAROL,
     CHANNEL_ID,
+    MANAGE_CHANNELS,
     OWNER_ID,
-    FakeDiscord,
-    Sent,
+    PNG,
+    Harness,
+    close_harness,
+    make_harness,
+    only,
+    reply_text,
 )
-
-ANN, BOB, CAROL = 111000000000000001, 222000000000000002, 333000000000000003
-MANAGE_CHANNELS = 1 << 4
-PNG = b"\x89PNG\r\n\x1a\nfake"
-
-
-class Harness:
-    def __init__(self, bot: FabletopBot, fake: FakeDiscord, service: TableService) -> None:
-        self.bot, self.fake, self.service = bot, fake, service
-        self.rendered: list[Any] = []
-
-    async def slash(self, name: str, user: int, *, uname: str | None = None,
-                    permissions: int = 0, **options: Any) -> list[Sent]:
-        payload = self.fake.slash_payload(self.bot, name, user_id=user, name=uname,
-                                          permissions=permissions, **options)
-        return await self.fake.dispatch(self.bot, payload)
-
-    async def autocomplete(self, name: str, user: int, focused: str, **options: Any) -> Sent:
-        payload = self.fake.slash_payload(self.bot, name, user_id=user, focused=focused,
-                                          **options)
-        sent = await self.fake.dispatch(self.bot, payload)
-        assert len(sent) == 1 and sent[0].response_type == 8, sent
-        return sent[0]
-
-    async def click(self, custom_id: str, user: int, message: Sent | None = None,
-                    values: list[str] | None = None) -> list[Sent]:
-        payload = self.fake.click_payload(custom_id, user_id=user, message=message,
-                                          values=values)
-        return await self.fake.dispatch(self.bot, payload)
-
-
-def fake_renderer(rendered: list[Any]):
-    def render(game_id: str, view: Any, **options: Any) -> bytes:
-        rendered.append((game_id, view, options))
-        return PNG
-
-    return render
-
-
-async def make_harness(db: Path, renderer: Any = None) -> tuple[Harness, list[Any]]:
-    settings = Settings(_env_file=None, DATABASE_PATH=str(db), OWNER_IDS=str(OWNER_ID),
-                        REMINDER_MINUTES="0")
-    service = await TableService.open_sqlite(db, ai_delay=0.0, reminder_minutes=0)
-    rendered: list[Any] = []
-    bot = FabletopBot(settings, service=service,
-                      renderer=renderer or fake_renderer(rendered), start_reminders=False)
-    fake = FakeDiscord()
-    await fake.login(bot)
-    h = Harness(bot, fake, service)
-    h.rendered = rendered
-    return h, rendered
 
 
 @pytest.fixture
 async def h(tmp_path: Path) -> AsyncIterator[Harness]:
-    harness, _ = await make_harness(tmp_path / "bot.db")
+    harness = await make_harness(tmp_path / "bot.db")
     yield harness
-    await harness.service.wait_idle()
-    await harness.bot.close()
-    await harness.service.close()
-    await harness.fake.cleanup()
-
-
-def only(sent: list[Sent], kind: str) -> Sent:
-    hits = [s for s in sent if s.kind == kind]
-    assert len(hits) == 1, sent
-    return hits[0]
-
-
-def reply_text(sent: list[Sent]) -> str:
-    """All text the interaction got back (callback + follow-ups)."""
-    return "\n".join(s.content for s in sent if s.kind in ("callback", "followup"))
+    await close_harness(harness)
 
 
 async def open_table(h: Harness) -> None:
