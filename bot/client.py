@@ -30,7 +30,6 @@ from bot.ui.turns import TurnController
 
 __all__ = [
     "COGS",
-    "BudgetedAgents",
     "FabletopBot",
     "FabletopTree",
     "ShardedFabletopBot",
@@ -50,21 +49,6 @@ def intents() -> discord.Intents:
     out = discord.Intents.none()
     out.guilds = True  # channel and thread metadata; not privileged
     return out
-
-
-class BudgetedAgents(EngineAgents):
-    """The engine's agents with the operator's search budget (``AI_BUDGET``)."""
-
-    def __init__(self, budget: int) -> None:
-        self.budget = budget
-
-    def get(self, game_id: str, level: str) -> Any:
-        from engines.agents import get_agent
-
-        try:
-            return get_agent(game_id, level, iterations=self.budget)
-        except TypeError:  # an agent that takes no budget
-            return get_agent(game_id, level)
 
 
 def user_message(error: BaseException) -> str | None:
@@ -169,7 +153,8 @@ class FabletopBot(commands.Bot):
                 self.settings.database_path,
                 reminder_minutes=self.settings.reminder_minutes,
                 ai_delay=self.settings.ai_delay,
-                agents=BudgetedAgents(self.settings.ai_budget),
+                # AI_BUDGET: MCTS iterations per move (agents without a budget ignore it)
+                agents=EngineAgents(iterations=self.settings.ai_budget),
             )
         else:
             await self.service.open()
