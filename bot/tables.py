@@ -857,8 +857,7 @@ class TableService:
             if table_id not in self._live and await self.store.get_table(table_id) is None:
                 return table_id
 
-    async def _save(self, t: _Table, rec: TableRecord, state: GameState | None = None,
-                    *, keep_state: bool = True) -> None:
+    async def _save(self, t: _Table, rec: TableRecord) -> None:
         """Persist ``rec`` (checked against the stored version), then adopt it."""
         rec.updated_at = self.clock()
         try:
@@ -866,8 +865,6 @@ class TableService:
         except VersionConflict as exc:
             raise StaleVersion() from exc
         t.rec = rec
-        if not keep_state:
-            t.state = state
         if not TableStatus(rec.status).live:
             self._forget(t)
 
@@ -1049,7 +1046,8 @@ class TableService:
             rec.state = game.dump_state(state)
             rec.turn_since = self.clock()
             rec.reminded_at = None
-            await self._save(t, rec, state, keep_state=False)
+            await self._save(t, rec)
+            t.state = state  # only once the store has it
             seat_line = "Seating: " + ", ".join(
                 f"{s['index'] + 1}. {s['name']}" for s in rec.seats
             ) + "."
