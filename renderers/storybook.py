@@ -263,17 +263,37 @@ def story_from_view(view: Any, names: Sequence[str] | None = None,
 # --------------------------------------------------------------------------- shared words
 
 
-def _result_line(story: Story) -> str:
+def _result_line(story: Story, with_count: bool = True) -> str:
     if story.winner is None:
         return f"The story so far (Chapter {story.chapter_now}); it is still being told."
     who = {"spring": "Spring wins: the thaw has come.",
            "winter": "Winter wins: the long night holds.",
            "writer": "The Writer wins: the story goes on, balanced.",
            "none": "Nobody wins."}.get(story.winner, f"{story.winner} wins.")
-    if story.final:
+    if story.final and with_count:
         who += " (" + ", ".join(f"{FACTION_LABEL.get(k, k)} {v}"
                                for k, v in story.final.items()) + ")"
     return who
+
+
+TOLD_KINDS = frozenset({"quest", "battle", "trap", "save", "power", "objective", "epilogue",
+                        "setup"})
+"""Kinds whose passages are a player's own words when a seat told them (a Quest plot, a
+Battle round, an Epilogue part): printed as the story's prose with a small tag. Without a
+seat they are the table's summaries (counts, outcomes) and print as asides."""
+
+
+def is_prose(e: StoryEntry) -> bool:
+    """Whether an entry reads as the story's prose (a player's words) rather than an aside.
+
+    >>> is_prose(StoryEntry(n=1, kind="quest", chapter=1, text="Alice climbs.", seat=0))
+    True
+    >>> is_prose(StoryEntry(n=2, kind="quest", chapter=1, text="Spring 3, Winter 2."))
+    False
+    """
+    if e.kind in ("narration", "card"):
+        return True
+    return e.kind in TOLD_KINDS and e.seat is not None and bool(e.text)
 
 
 def _byline(e: StoryEntry) -> str:
@@ -340,6 +360,10 @@ def to_markdown(story: Story) -> str:
         for e in ch.entries:
             out.extend(_md_entry(e))
             out.append("")
+        if ch.number == -1 and story.over and story.final:
+            count = " · ".join(f"{FACTION_LABEL.get(k, k)} {v}" for k, v in story.final.items())
+            out.append(f"**The story ends: {count}.**")
+            out.append("")
     out.append("---")
     out.append("")
     out.append(f"*{_result_line(story)}*")
@@ -349,9 +373,11 @@ def to_markdown(story: Story) -> str:
 
 def _md_entry(e: StoryEntry) -> list[str]:
     by = _byline(e)
-    if e.kind == "narration":
+    if e.kind == "narration" or (e.kind != "card" and is_prose(e)):
         head = f"**{_md_escape(by)}:** " if by else ""
-        return [head + _md_escape(e.text or "")]
+        tag = "" if e.kind in ("narration", "setup") else \
+            f"*{KIND_ICON.get(e.kind, '')} {KIND_LABEL.get(e.kind, e.kind)}* · "
+        return [head + tag + _md_escape(e.text or "")]
     if e.kind == "card":
         lines = []
         if e.text:
@@ -463,7 +489,12 @@ section.chapter>h2::before,section.chapter>h2::after{content:"❄";color:var(--w
 font-size:1rem;margin:0 .8rem;vertical-align:.2rem;opacity:.7}
 section.epilogue>h2::before,section.epilogue>h2::after{content:"❧";color:var(--gold)}
 p.tell{margin:0 0 1rem;text-align:justify;hyphens:auto}
-section.chapter>p.tell:first-of-type::first-letter{float:left;font-size:3.3rem;line-height:.9;
+.tag{font-variant:small-caps;font-weight:700;font-size:.9rem;letter-spacing:.03em;
+color:var(--soft);margin-right:.2rem}
+.tag.quest,.tag.power{color:var(--gold)}.tag.battle{color:#c2413c}
+.tag.trap{color:var(--spring)}.tag.save{color:var(--winter)}.tag.epilogue{color:var(--gold)}
+.tag.objective{color:var(--writer)}.tag.setup{color:var(--soft)}
+section.chapter>p.tell:not(.tagged):first-of-type::first-letter{float:left;font-size:3.3rem;line-height:.9;
 padding:.25rem .4rem 0 0;color:var(--winter);font-weight:600}
 .by{display:block;font-size:.85rem;color:var(--soft);font-style:italic;text-align:right;
 margin-top:.1rem}
@@ -499,6 +530,13 @@ aside.memory img{width:100%;max-width:22rem;border-radius:.6rem;display:block;ma
 aside.memory .lab{font-variant:small-caps;font-weight:700;font-size:1.05rem}
 aside.memory .t{font-size:1.15rem;font-weight:700;display:block}
 aside.memory .concept{font-style:italic;color:var(--soft)}
+aside.finale{margin:2rem auto 0;max-width:30rem;text-align:center;padding:1rem;
+border-top:2px solid var(--gold);border-bottom:2px solid var(--gold)}
+aside.finale span{display:block}aside.finale .lab{font-variant:small-caps;font-weight:700;
+color:var(--gold);font-size:1.1rem}aside.finale .count{font-size:1.6rem;font-weight:700;
+margin:.3rem 0}
+aside.finale.spring .count{color:var(--spring)}aside.finale.winter .count{color:var(--winter)}
+aside.finale.writer .count{color:var(--writer)}
 footer{margin-top:3.5rem;padding-top:1rem;border-top:1px solid var(--rule);text-align:center;
 color:var(--soft);font-size:.95rem}
 footer .end{font-size:1.25rem;font-variant:small-caps;color:var(--ink)}
@@ -563,10 +601,12 @@ def to_html(story: Story, board_png: bytes | None = None, art: bool = True) -> s
         last: tuple[str | None, str | None] | None = None
         for e in ch.entries:
             who = (e.author, e.character)
-            prose = e.kind in ("narration", "card") or (e.kind == "setup" and e.seat is not None)
+            prose = is_prose(e)
             # a byline when the teller changes, as a book names a new voice
             parts.append(_html_entry(e, art, show_by=not prose or who != last))
             last = who if prose else None
+        if ch.number == -1 and story.over:
+            parts.append(_html_finale(story))
         parts.append("</section>")
     if board_png:
         when = "ends" if story.over else "stands"
@@ -577,6 +617,16 @@ def to_html(story: Story, board_png: bytes | None = None, art: bool = True) -> s
                  f"</div><div>{_e(_result_line(story))}</div></footer>")
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _html_finale(story: Story) -> str:
+    count = ""
+    if story.final:
+        count = " · ".join(f"{_e(FACTION_LABEL.get(k, k))} {v}" for k, v in story.final.items())
+        count = f'<span class="count">{count}</span>'
+    return (f'<aside class="finale {_e(story.winner or "")}"><span class="lab">❧ The story '
+            f"ends</span>{count}<span>{_e(_result_line(story, with_count=False))}</span>"
+            "</aside>")
 
 
 def _html_track(story: Story, art: bool) -> str:
@@ -621,8 +671,12 @@ def _html_by(e: StoryEntry) -> str:
 
 def _html_entry(e: StoryEntry, art: bool, show_by: bool = True) -> str:
     by = _html_by(e) if show_by else ""
-    if e.kind == "narration" or (e.kind == "setup" and e.seat is not None):
+    if e.kind == "narration" or (e.kind == "setup" and is_prose(e)):
         return f'<p class="tell">{_para(e.text)}{by}</p>'
+    if e.kind != "card" and is_prose(e):
+        tag = (f'<span class="tag {_e(e.kind)}">{KIND_ICON.get(e.kind, "")} '
+               f"{_e(KIND_LABEL.get(e.kind, e.kind))}</span> ")
+        return f'<p class="tell tagged">{tag}{_para(e.text)}{by}</p>'
     if e.kind == "setup":
         return f'<p class="note">{_para(e.text)}</p>'
     if e.kind == "card":
