@@ -193,7 +193,8 @@ class Console:
                 self.say(f"(No board image: {self.png_problem}.)")
                 return
             view = await self.service.public_view(info.id)
-            png = await asyncio.to_thread(renderers.render, info.game_id, view)
+            names = [s.name for s in sorted(info.seats, key=lambda s: s.index)]
+            png = await asyncio.to_thread(renderers.render, info.game_id, view, names=names)
         except Exception as exc:  # the renderer is optional for the console
             self.png_problem = f"{type(exc).__name__}: {exc}"
             self.say(f"(No board image: {self.png_problem}. Playing on with text only.)")
