@@ -241,19 +241,25 @@ def draw_tale(d: ImageDraw.ImageDraw, box: tuple[float, float, float, float], ta
     s = (x1 - x0) * 0.62
     GLYPHS[tale.picture.glyph](d, x0 + (x1 - x0 - s) / 2, y0 + 6, s, tale.picture)
     width = x1 - x0 - 14
-    fnt = fit_font(tale.name, width, 20, min_size=16, bold=True)
-    lines = [tale.name] if fnt.getlength(tale.name) <= width else wrap_text(
-        tale.name, font(16, bold=True), width)[:2]
-    if len(lines) > 1:
-        fnt = font(16, bold=True)
-        lines = [ellipsize(line, fnt, width) for line in lines]
+    fnt = fit_font(tale.name, width, 20, min_size=17, bold=True)
+    lines = [tale.name]
+    if fnt.getlength(tale.name) > width:
+        for size in (17, 16, 15, 14):  # two lines, as large as they fit
+            fnt = font(size, bold=True)
+            lines = wrap_text(tale.name, fnt, width)
+            if len(lines) <= 2:
+                break
+        if len(lines) > 2:
+            lines = [lines[0], ellipsize(" ".join(lines[1:]), fnt, width)]
     top = y1 - 6 - 22 * len(lines) - 6
     d.rounded_rectangle((x0 + 4, top, x1 - 4, y1 - 4), radius=10, fill=(255, 255, 255))
     for k, line in enumerate(lines):
         text_center(d, ((x0 + x1) / 2, top + 6 + 11 + 22 * k), line, fnt, INK)
     # Which half of the tale this is: a half-filled circle, left or right.
-    text_center(d, (x1 - 18, y0 + 18), "◐" if half == 0 else "◑", font(22, bold=True),
-                GOLD_DARK)
+    cx, cy, r = x1 - 18, y0 + 18, 9
+    d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=(255, 255, 255), outline=GOLD_DARK, width=2)
+    d.pieslice((cx - r, cy - r, cx + r, cy + r), 90 if half == 0 else 270,
+               270 if half == 0 else 90, fill=GOLD_DARK)
 
 
 # --------------------------------------------------------------------------- board parts
