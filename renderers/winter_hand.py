@@ -73,6 +73,18 @@ SKIES: dict[str | None, tuple[Color, Color]] = {
     None: ((0x1F, 0x25, 0x3C), (0x6A, 0x6F, 0x96)),
 }
 
+TINTS: tuple[Color, ...] = (
+    (0xE0, 0x9A, 0x3A), (0x7F, 0xC4, 0x6A), (0xC9, 0x6F, 0xD0), (0x5F, 0xB8, 0xC8),
+    (0xE0, 0x5F, 0x6F), (0xE8, 0xD0, 0x5A),
+)
+
+NAMED_COLOURS: tuple[tuple[str, Color], ...] = (
+    ("red", (0xD9, 0x3B, 0x3B)), ("orange", (0xF0, 0x8A, 0x24)),
+    ("golden", (0xE8, 0xB8, 0x3A)), ("gold", (0xE8, 0xB8, 0x3A)),
+    ("yellow", (0xF2, 0xD2, 0x4B)), ("green", (0x5F, 0xB8, 0x5A)),
+    ("purple", (0x9B, 0x6B, 0xD0)), ("pink", (0xE8, 0x8A, 0xB0)),
+)
+
 Pt = tuple[float, float]
 
 
@@ -939,6 +951,11 @@ def card_art(card_id: str, width: int, height: int, side: str | None = None,
               fill=mix(SNOW, top, 0.22))
     accent = {"spring": (0xE8, 0x6A, 0x6A), "winter": (0x5E, 0x8E, 0xD8)}.get(
         side or "", (0xC8, 0x7A, 0xB0))
+    # a colour the concept names wins ("a single red mitten"); otherwise cards sharing a
+    # motif still differ, each tinting it with its own hue
+    named = next((col for word, col in NAMED_COLOURS
+                  if re.search(rf"\b{word}\b", words)), None)
+    accent = named or mix(accent, TINTS[_seed(card_id or title) % len(TINTS)], 0.45)
     s = min(width * 0.45, height * 0.42)
     pen = Pen(d, width / 2, height * 0.5, s, bottom, accent)
     motif_for(title, image)(pen)
@@ -1077,7 +1094,7 @@ def draw(hand: Hand) -> Image.Image:
             _draw_card(img, d, card, (x, y, x + w, y + h), hand.faction)
         y += h + CARD_GAP
     if hand.objectives:
-        text_left(d, (MARGIN + 4, y + 20), "Your secret Objective" +
+        text_left(d, (MARGIN + 4, y + 20), "Your Objective" +
                   ("s" if len(hand.objectives) > 1 else ""), font(26, bold=True), TEXT)
         y += 46
         for o in hand.objectives:
