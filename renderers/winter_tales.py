@@ -338,7 +338,8 @@ def _token_image(pic: Picture, fig: Fig, powered: bool) -> Image.Image:
     if fig.incapacitated:
         tile = tile.rotate(10, resample=Image.Resampling.BICUBIC, expand=True)
         d = ImageDraw.Draw(tile)
-        cx, cy = tile.width - 16, 14
+        # bottom right: the corner the tipped token leaves free (the name stays readable)
+        cx, cy = tile.width - 14, tile.height - 12
         d.ellipse((cx - 12, cy - 12, cx + 12, cy + 12), fill=WARN, outline=INK, width=2)
         text_center(d, (cx, cy), "✕", font(15, bold=True), TEXT)
     return tile
