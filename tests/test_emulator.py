@@ -72,6 +72,21 @@ class Tiny(discord.AutoShardedClient):
         async def hello(interaction: discord.Interaction, name: str, times: int = 1) -> None:
             await interaction.response.send_message(" ".join([f"hello {name}"] * times))
 
+        async def card_names(
+            interaction: discord.Interaction, current: str
+        ) -> list[app_commands.Choice[str]]:
+            cards = ["Princess", "Prince", "Pied Piper", "Wolf"]
+            return [
+                app_commands.Choice(name=c, value=c.lower())
+                for c in cards
+                if c.lower().startswith(current.lower())
+            ]
+
+        @tree.command(description="Play a card")
+        @app_commands.autocomplete(card=card_names)
+        async def play(interaction: discord.Interaction, card: str) -> None:
+            await interaction.response.send_message(f"played {card}")
+
         game = app_commands.Group(name="table", description="Tables")
 
         @game.command(name="new", description="Open a table")
@@ -293,14 +308,30 @@ async def running(
 async def test_connect_sync_and_slash_command() -> None:
     async with running() as (emu, bot):
         assert bot.user is not None and bot.user.id == emu.bot.id
-        assert {c["name"] for c in emu.global_commands.values()} == {"hello", "table"}
+        assert {c["name"] for c in emu.global_commands.values()} == {"hello", "play", "table"}
         alice = emu.user("alice")
         inter = await alice.slash("/hello", name="world", times=2)
         assert inter.reply is not None
         assert inter.reply.content == "hello world hello world"
         assert emu.channel.messages[-1] is inter.reply
         assert inter.latency is not None and inter.latency >= 0
+        # discord.py heartbeats right after HELLO; its latency comes from our HEARTBEAT_ACK.
+        await emu.wait_for(lambda: bot.latency != float("inf"))
         emu.assert_clean()
+
+
+async def test_autocomplete_suggestions_come_from_the_bot() -> None:
+    async with running() as (emu, _bot):
+        alice = emu.user("alice")
+        choices = await alice.autocomplete("/play", "card", "pri")
+        assert choices == [
+            {"name": "Princess", "value": "princess"},
+            {"name": "Prince", "value": "prince"},
+        ]
+        inter = await alice.slash("/play", card=choices[0]["value"])
+        assert inter.reply is not None and inter.reply.content == "played princess"
+        with pytest.raises(CannotDoThat, match="no autocomplete"):
+            await alice.autocomplete("/hello", "name", "x")
 
 
 async def test_people_cannot_invent_commands_or_options() -> None:
@@ -533,6 +564,15 @@ async def test_resume_after_dropped_connection_replays_missed_events() -> None:
         assert session.resumes == 1 and emu.gateway.by_shard[0] is session
         assert emu.gateway.identifies == 1
         await emu.wait_for(lambda: "resumed:0" in bot.events)
+
+
+async def test_reconnect_request_is_followed_by_a_resume() -> None:
+    async with running() as (emu, _bot):
+        session = emu.gateway.by_shard[0]
+        await emu.gateway.reconnect_request(0)
+        await emu.wait_for(lambda: session.resumes == 1 and emu.ready)
+        inter = await emu.user("alice").slash("/hello", name="moved")
+        assert inter.reply is not None and emu.gateway.identifies == 1
 
 
 async def test_unknown_resume_is_invalidated_and_client_reidentifies() -> None:

@@ -47,6 +47,7 @@ async def e2e(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[E
             users = (emu.user("alice"), emu.user("bob"), emu.user("carol"))
             yield E2E(emu, bot, users)
             emu.assert_clean()
+            bot.assert_log_clean()
         except BaseException:
             print(f"--- bot log ({bot.log_path}) ---\n{bot.log()[-6000:]}")
             raise

@@ -47,10 +47,10 @@ async def test_two_people_play_a_full_game(e2e: E2E) -> None:
     bot.assert_log_clean()
 
 
-# Production's AI_DELAY (1 s). With AI_DELAY=0 the AI's next move can be announced before
-# the person's move that triggered it, and the late announcement then strips the newer turn
-# message's buttons (see test_ai_answer_is_announced_after_the_move_it_answers).
-@pytest.mark.bot_env(AI_DELAY="1")
+# A short AI_DELAY (production: 1 s). With AI_DELAY=0 the AI's next move can be announced
+# before the person's move that triggered it, and the late announcement then strips the newer
+# turn message's buttons (see test_ai_answer_is_announced_after_the_move_it_answers).
+@pytest.mark.bot_env(AI_DELAY="0.3")
 async def test_a_full_game_against_the_ai_survives_a_restart(e2e: E2E) -> None:
     emu, bot, (alice, _bob, _carol) = e2e
     await open_table(e2e, ai=True)
@@ -256,3 +256,20 @@ async def test_the_leak_check_catches_leaks(e2e: E2E) -> None:
     board.image.transpose(0).save(flipped, "PNG")  # not a picture of any public view
     picture = emu.inject_message(emu.channel, "board", files=[("board.png", flipped.getvalue())])
     leaks(picture, "not the public view")
+
+
+async def test_autocomplete_and_a_table_in_a_thread(e2e: E2E) -> None:
+    emu, bot, (alice, bob, _carol) = e2e
+    choices = await alice.autocomplete("/table new", "game", "fairy")
+    assert {"name": "Fairy Tale Inn", "value": "fairy-tale-inn"} in choices
+    thread = emu.create_thread(emu.channel, "inn night", owner=alice.user)
+    await emu.wait_for(lambda: emu.gateway.by_shard[0].seq > 2)  # THREAD_CREATE sent
+    await alice.slash("/table new", game=choices[0]["value"], channel=thread)
+    await bob.slash("/table join", channel=thread)
+    await alice.slash("/table start", channel=thread)
+    played = await play_fti(emu, bot.db_path, thread, random.Random(8), stop_after=2)
+    assert played.prompt is not None and played.prompt.channel_id == thread.id
+    row = table_row(bot.db_path, thread.id)
+    assert row is not None and row.version >= 2
+    assert emu.channel.messages == []  # everything happened in the thread
+    assert_no_hidden_information(emu, bot.db_path, thread.id)
