@@ -519,6 +519,8 @@ def _trap(spring_hidden: int, winter_hidden: int, winter_plays: int, **opts: obj
     theirs = G.view(st, b)
     assert mine.trap_hidden is not None and len(mine.trap_hidden) == spring_hidden + winter_hidden
     assert theirs.trap_hidden == [] and theirs.trap_hidden_count == spring_hidden + winter_hidden
+    assert theirs.stack[-1]["kind"] == "trap" and theirs.stack[-1]["hidden"] == []
+    assert len(mine.stack[-1]["hidden"]) == spring_hidden + winter_hidden
     for card in hidden:
         assert all(card not in str(e.text) for e in theirs.transcript)
     act(st, a, "done")
@@ -553,6 +555,18 @@ def test_trap_with_more_spring_cards_incapacitates() -> None:
     revealed = [e.text for e in st.transcript if e.kind == "trap" and e.text
                 and "revealed" in e.text]
     assert revealed and "Spring 2, Winter 1" in revealed[0]
+
+
+def test_no_trap_when_a_soldier_enters_a_square() -> None:
+    st = started(4, seed=2)
+    a, b, _c, _d = st.order
+    arrange(st, {a: {"pinocchio": "lantern_square"},
+                 b: {"candlewick": "mad_hatter_asylum"}}, turn=b)
+    give(st, a, 3)
+    give(st, b, 1)
+    act(st, b, "activate", character="candlewick")
+    act(st, b, "move", to="lantern_square", card=st.hands[b][0])
+    assert G.to_act(st) == [b] and top(st).kind == "activation"
 
 
 def test_trap_skill_adds_one() -> None:

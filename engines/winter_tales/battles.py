@@ -3,10 +3,10 @@
 When a figure enters a space, the opponents standing there may interrupt it: a Soldier's
 controller may start a Battle against a Fairy Tale (in a Location or a Square), a Fairy
 Tale's controller may spring a Trap on a Soldier entering a Location (see :mod:`.traps`;
-where each may happen is data: ``setup.json`` ``battle_spaces`` / ``trap_spaces``). Characters already activated this Chapter may
-interrupt; incapacitated ones may not; only one interrupt per entrance, and a player with
-no Story card cannot interrupt. Several players may hold the offer at once: the first to
-take it wins it, the others pass.
+where each may happen is data: ``setup.json`` ``battle_spaces`` / ``trap_spaces``).
+Characters already activated this Chapter may interrupt; incapacitated ones may not;
+only one interrupt per entrance, and a player with no Story card cannot interrupt.
+Several players may hold the offer at once: the first to take it wins it, the others pass.
 
 A Battle alternates rounds, Winter first (the attack must be a card); a side ends it by
 not playing (Pass) or by having nothing left to play; the last side to play wins. The

@@ -68,6 +68,17 @@ def face(card: str) -> CardFace:
                     winter=c.winter.caption)
 
 
+def public_frame(frame: Any, seat: Seat | None) -> dict[str, Any]:
+    """A frame of the decision stack as ``seat`` may see it (secrets left out)."""
+    data = frame.model_dump()
+    if frame.kind == "trap":
+        data["hidden_count"] = len(frame.hidden)
+        data["hidden"] = [list(h) for h in frame.hidden if h[2] == seat]
+    if frame.kind in ("offer", "pay") and frame.seat != seat:
+        data["objective"] = None
+    return data
+
+
 class WinterTales(Game[WinterState, Any]):
     id = "winter-tales"
     name = "Winter Tales"
@@ -227,6 +238,7 @@ class WinterTales(Game[WinterState, Any]):
             writer_limit=ep.writer_limit if ep is not None else None,
             lines=state.options.lines, veils=state.options.veils,
             transcript=transcript, winner=state.winner, final=state.final,
+            stack=[public_frame(f, seat) for f in state.stack],
         )
 
     def copy_state(self, state: WinterState) -> WinterState:

@@ -404,7 +404,12 @@ def memory_cards(state: WinterState, frame: QuestFrame) -> list[str]:
         neutral = [n.id for n in content().neutral_cards]
         return [next((n for n in neutral if n not in used), neutral[0])]
     played = list(dict.fromkeys(frame.played))
-    return played or ["deck"]
+    if played:
+        return played
+    # nobody played a card (a win by Skills or a ruling): the Memory is the deck's top card
+    if state.deck or state.discard:
+        return ["deck"]
+    return [content().neutral_cards[0].id]
 
 
 def put_memory(state: WinterState, memory: Memory, ev: Events, bookmark: bool) -> None:
@@ -418,12 +423,14 @@ def put_memory(state: WinterState, memory: Memory, ev: Events, bookmark: bool) -
 
 def consequences(state: WinterState, frame: QuestFrame, seat: Seat, action: ChooseMemory,
                  ev: Events) -> None:
+    result = frame.result
     card = action.card
     if card == "deck":
         card = state.deck.pop() if state.deck else state.discard.pop()
+    elif card not in frame.played and result != "draw":
+        result = "draw"  # no Story card left anywhere: the Memory can only be neutral
     played = [c for c in frame.played if c != card]
     to_discard(state, played)
-    result = frame.result
     faction: Faction | None = None if result == "draw" else result  # type: ignore[assignment]
     mem = Memory(slot=action.slot, source="quest", card=card, faction=faction,
                  counter=frame.counter, chapter=state.chapter, placed_by=seat)

@@ -732,3 +732,6 @@ class WinterView(View):
     """The story so far: struck passages left out, hidden ones without their text."""
     winner: str | None
     final: dict[str, int] | None
+    stack: list[dict[str, Any]]
+    """The open decisions, innermost last (the Quest, Battle or Trap under way), with
+    what this seat may not see left out."""
