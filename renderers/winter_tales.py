@@ -871,8 +871,11 @@ def _draw_seats(d: ImageDraw.ImageDraw, pic: Picture, top: float) -> float:
             cx = _char_chip(d, f, cx, cy, row[2] - 12, f.id in {c for p in pic.powers
                                                                  for c in p.characters})
         held = powers_by_holder.get(seat, [])
-        if held:
-            txt = "★ " + ", ".join(_quest_name(p.quest) for p in held)
+        face_up = [t.split(":", 1)[0] for s_, t in pic.revealed_objectives if s_ == seat]
+        if held or face_up:
+            txt = "   ".join(
+                ([("★ " + ", ".join(_quest_name(p.quest) for p in held))] if held else [])
+                + [f"◎ {t} (face up)" for t in face_up])
             text_left(d, (max(cx + 8, row[0] + 58), cy), ellipsize(txt, font(17, bold=True),
                                                                     max(40, row[2] - cx - 20)),
                       font(17, bold=True), GOLD)
@@ -1078,9 +1081,11 @@ def picture_from_view(view: Any, names: Sequence[str] | None = None) -> Picture:
                                 holder=int(_get(p, "holder", 0)),
                                 characters=tuple(_get(p, "characters", []) or ()),
                                 location=_get(p, "location")))
+    # Objectives lying face up in front of a player (the Spy, the Connection): public.
+    # Secret ones (the viewer's own in a seat view) are never drawn.
     revealed = [(int(_get(o, "seat")), str(_get(o, "title")))
                 for o in _get(view, "objectives", []) or []
-                if _get(o, "revealed") and _get(view, "seat") is None]
+                if _get(o, "revealed") and not _get(o, "completed")]
     length = int(_get(view, "length", 3) or 3)
     arb = _get(view, "arbiter")
     acting = _get(view, "acting")

@@ -392,3 +392,21 @@ def test_storybook_looks_like_a_page_in_headless_chromium(tmp_path: Path) -> Non
     assert sum(corner) > 600
     middle = img.crop((300, 60, 900, 400)).convert("L")
     assert middle.getextrema()[0] < 80
+
+
+def test_board_shows_face_up_objectives_and_never_secret_ones() -> None:
+    view = synthetic_view()
+    spy = C.objective_card("spy_1")
+    secret = C.objectives_of("spring")[0]
+    view["objectives"] = [
+        {"card": spy.id, "seat": 1, "faction": "winter", "title": spy.title, "kind": spy.kind,
+         "locations": [], "revealed": True, "achieved": False, "completed": False},
+        {"card": secret.id, "seat": 0, "faction": "spring", "title": secret.title,
+         "kind": secret.kind, "locations": secret.locations, "revealed": False,
+         "achieved": False, "completed": False},
+    ]
+    pic = winter_tales.picture_from_view(view, NAMES)
+    assert pic.revealed_objectives == [(1, spy.title)]
+    with_secret = winter_tales.render(view, NAMES)
+    view["objectives"] = view["objectives"][:1]
+    assert winter_tales.render(view, NAMES) == with_secret  # the secret one draws nothing
