@@ -265,6 +265,8 @@ def story_from_view(view: Any, names: Sequence[str] | None = None,
 
 def _result_line(story: Story, with_count: bool = True) -> str:
     if story.winner is None:
+        if story.chapter_now <= 0:
+            return "The story is about to begin."
         return f"The story so far (Chapter {story.chapter_now}); it is still being told."
     who = {"spring": "Spring wins: the thaw has come.",
            "winter": "Winter wins: the long night holds.",
