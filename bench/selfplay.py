@@ -1,6 +1,6 @@
 """Engine benchmark: random self-play of every registered game (games/sec, moves/sec).
 
-    .venv/bin/python -m bench.selfplay [--games N]
+    .venv/bin/python -m bench.selfplay [--games N] [--game ID ...]
 """
 
 from __future__ import annotations
@@ -13,11 +13,13 @@ from engines import game_ids, get_game
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--games", type=int, default=500)
+    parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--game", action="append", default=None,
+                        help="only this game id (repeatable; default: every game)")
     args = parser.parse_args(argv)
     rc = 0
-    for gid in game_ids():
+    for gid in args.game or game_ids():
         try:
             players = get_game(gid).min_players
         except Exception as exc:  # a broken game must not stop the others' figures
