@@ -135,6 +135,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     think: Counter[str] = Counter()
     total_moves = 0
     start = time.perf_counter()
+    cpu_start = time.process_time()
     for i in range(args.games):
         shift = i % players if args.rotate else 0
         seating = [(s - shift) % players for s in range(players)]  # seat -> agent index
@@ -159,6 +160,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
             line = {"game": i, **record, "agents": labels}
             print(json.dumps(line, sort_keys=False), file=out)
     elapsed = max(time.perf_counter() - start, 1e-9)
+    cpu = max(time.process_time() - cpu_start, 1e-9)
     summary = {
         "summary": True,
         "game": game.id,
@@ -168,6 +170,8 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
         "seconds": round(elapsed, 3),
         "games_per_sec": round(args.games / elapsed, 2),
         "moves_per_sec": round(total_moves / elapsed, 1),
+        "cpu_seconds": round(cpu, 3),
+        "games_per_cpu_sec": round(args.games / cpu, 2),
         "moves": total_moves,
         "wins_by_seat": {str(s): seat_wins[s] for s in range(players)},
         "wins_by_agent": dict(sorted(agent_wins.items())),
