@@ -800,3 +800,34 @@ def test_determinize_keeps_counts_and_what_the_seat_knows() -> None:
     assert [o.card for o in other.objectives if o.seat == 0] == [
         o.card for o in st.objectives if o.seat == 0]
     assert G.view(other, 0) == G.view(st, 0)
+
+
+# --------------------------------------------------------------------------- self-play
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6, 7])
+def test_storyteller_games_end_and_keep_secrets_out_of_public_events(players: int) -> None:
+    from engines.agents import get_agent
+
+    agent = get_agent("winter-tales", "storyteller")
+    st = G.setup(players, G.Options(power=True, objective=True, skill=True), players)
+    rng = Rng.from_seed(players)
+    for _ in range(20_000):
+        if G.outcome(st) is not None:
+            break
+        seat = rng.choice(G.to_act(st))
+        action = agent.choose(G, st, seat, rng.spawn())
+        assert G.legal_actions(st, seat).count(action.model_copy(update={"text": None})
+                                               if hasattr(action, "text") else action) == 1
+        for event in G.apply(st, seat, action):
+            if event.visible_to is None and event.card is not None:
+                # a public event only names a card played face up (or a Memory)
+                assert any(e.card == event.card for e in st.transcript) or any(
+                    m.card == event.card for m in st.memories), event
+            if event.visible_to is not None:
+                assert event.seat is None or event.seat in event.visible_to
+    out = G.outcome(st)
+    assert out is not None and out.reason
+    told = [e for e in st.transcript if e.text]
+    assert len(told) > 20
+    assert len(st.memories) == st.length

@@ -30,6 +30,7 @@ from engines.winter_tales.common import (
 from engines.winter_tales.state import (
     Done,
     HideCard,
+    Pass,
     PlayCard,
     TellFrame,
     TrapFrame,
@@ -63,10 +64,11 @@ def trap_legal(state: WinterState, frame: TrapFrame, seat: Seat) -> list[Action]
     cards = list(dict.fromkeys(state.hands[seat]))
     if frame.stage == "card":
         return [PlayCard(card=c, side="spring") for c in cards]
+    # Pass is Done under another name, so a table timer can end either step for a player
     if frame.stage == "hide":
         return [*(HideCard(card=c, side=s) for c in cards for s in ("spring", "winter")),
-                Done()]
-    return [*(PlayCard(card=c, side="winter") for c in cards), Done()]
+                Done(), Pass()]
+    return [*(PlayCard(card=c, side="winter") for c in cards), Done(), Pass()]
 
 
 def trap_act(state: WinterState, frame: TrapFrame, seat: Seat, action: Action,
