@@ -415,6 +415,9 @@ class FairyTaleInn(Game[InnState, Any]):
             for c in range(1, self.ncols + 1)
         }
         self._rats = {c: Rat(column=c) for c in range(1, self.ncols + 1)}
+        extra = [room.amount for room in d.rooms if room.kind == "extra_turn"]
+        self.extra_price = extra[0] if extra else 1
+        """The price of an extra turn (the extra-turn rooms' amount)."""
         self._extra_action = ExtraTurn()
         self._end_action = EndTurn()
 
@@ -514,7 +517,8 @@ class FairyTaleInn(Game[InnState, Any]):
             if phase == "rat":
                 return "First choose the column for the Pied Piper's Rat."
             if phase == "extra_turn":
-                return "First decide whether to pay 1 gold for an extra turn, or end your turn."
+                return (f"First decide whether to pay {self.extra_price} gold for an extra turn, "
+                        "or end your turn.")
             n = len(self.costs)
             if not isinstance(action.slot, int) or not 1 <= action.slot <= n:
                 return f"There is no slot {action.slot}: the Guest List has slots 1 to {n}."
@@ -533,25 +537,17 @@ class FairyTaleInn(Game[InnState, Any]):
             assert state.drop_cell is not None
             home = state.drop_cell[0] + 1
             if action.column == home:
-                return (
-                    f"The Rat must go into another column than the Pied Piper's (column {home})."
-                )
+                return f"The Rat must go into a column other than the Pied Piper's (column {home})."
             return None
         if isinstance(action, ExtraTurn | EndTurn):
             if phase != "extra_turn":
                 return "No extra turn is on offer right now."
             if isinstance(action, ExtraTurn):
-                price = self._extra_price()
+                price = self.extra_price
                 if state.gold[seat] < price:
                     return f"You have {state.gold[seat]} gold; an extra turn costs {price}."
             return None
         return "That is not a Fairy Tale Inn move."
-
-    def _extra_price(self) -> int:
-        for room in self.data.rooms:
-            if room.kind == "extra_turn":
-                return room.amount
-        return 1
 
     # -- applying -------------------------------------------------------------
 
@@ -585,7 +581,7 @@ class FairyTaleInn(Game[InnState, Any]):
             self._place_companion(state, seat, comp, action.column - 1, ev)
             self._after_abilities(state, seat, ev)
         elif kind == "extra_turn":
-            price = self._extra_price()
+            price = self.extra_price
             state.gold[seat] -= price
             self._say(ev, f"{{0}} pays {price} gold and takes another turn.", seat,
                       kind="extra_turn", amount=price)
@@ -723,7 +719,7 @@ class FairyTaleInn(Game[InnState, Any]):
             self._end(state, "three columns of the inn are full", ev)
             return
         if state.extra_offer:
-            price = self._extra_price()
+            price = self.extra_price
             if state.gold[seat] >= price:
                 state.__dict__["phase"] = "extra_turn"
                 return
@@ -874,7 +870,7 @@ class FairyTaleInn(Game[InnState, Any]):
         if state.phase == "rat":
             return "Choose another column for the Pied Piper's Rat."
         if state.phase == "extra_turn":
-            return f"Pay {self._extra_price()} gold for an extra turn, or end your turn."
+            return f"Pay {self.extra_price} gold for an extra turn, or end your turn."
         return "Take a token from the Guest List and drop it into a column."
 
     def view(self, state: InnState, seat: Seat | None) -> InnView:

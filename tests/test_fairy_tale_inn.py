@@ -435,7 +435,7 @@ def test_pied_piper_rat_is_a_choice_of_another_column() -> None:
     assert s.phase == "rat" and G.to_act(s) == [0]
     assert G.legal_actions(s, 0) == [Rat(column=c) for c in range(2, 8)]
     assert G.view(s, 0).rat_columns == [2, 3, 4, 5, 6, 7]
-    with pytest.raises(IllegalAction, match="another column than the Pied Piper's"):
+    with pytest.raises(IllegalAction, match="a column other than the Pied Piper's"):
         G.apply(s, 0, Rat(column=1))
     with pytest.raises(IllegalAction, match="First choose the column for the Pied Piper"):
         G.apply(s, 0, Drop(slot=4, column=3))
