@@ -408,6 +408,35 @@ async def test_already_acknowledged_and_content_limit() -> None:
         assert [e.code for e in emu.take_errors()] == [50035]
 
 
+async def test_channel_messages_with_files_are_edited_like_discord() -> None:
+    async with running() as (emu, bot):
+        channel = bot.get_partial_messageable(emu.channel.id)
+        sent = await channel.send(
+            "board",
+            file=discord.File(io.BytesIO(png("red")), "a.png"),
+            embed=discord.Embed(title="t").set_image(url="attachment://a.png"),
+        )
+        stored = emu.channel.messages[-1]
+        assert stored.id == sent.id and [a.filename for a in stored.attachments] == ["a.png"]
+        assert sent.attachments[0].width == 8  # the answer is a complete message object
+        # Keep the old attachment and add one; then replace both with a new picture.
+        await sent.edit(attachments=[*sent.attachments, discord.File(io.BytesIO(png()), "b.png")])
+        assert [a.filename for a in stored.attachments] == ["a.png", "b.png"]
+        edited = await sent.edit(
+            content="new", attachments=[discord.File(io.BytesIO(png("green")), "c.png")]
+        )
+        assert [a.filename for a in stored.attachments] == ["c.png"]
+        assert stored.image.getpixel((0, 0)) == (0, 128, 0) and stored.content == "new"
+        assert edited.edited_at is not None and stored.embeds[0]["title"] == "t"
+        fetched = await channel.fetch_message(sent.id)
+        assert fetched.content == "new"
+        await sent.delete()
+        assert stored.deleted and emu.channel.visible == []
+        with pytest.raises(discord.NotFound):
+            await channel.fetch_message(sent.id)
+        assert [e.code for e in emu.take_errors()] == [10008]
+
+
 async def test_raw_double_callback_gets_40060() -> None:
     async with running() as (emu, bot):
         alice = emu.user("alice")

@@ -102,6 +102,11 @@ def replay(db: Path, channel_id: int) -> Replay:
     return rep
 
 
+_RENDERED: dict[tuple[str, str, tuple[str, ...]], str] = {}
+"""(game, view JSON, names) -> digest of its picture: renderers are deterministic, and a
+check run twice on one table should not render twice."""
+
+
 def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -133,8 +138,10 @@ class LeakCheck:
                     f"the {'public' if seat is None else f'seat {seat}'} "
                     f"view of version {version} depends on hidden state"
                 )
-            png = renderers.render(game.id, view, names=self.rep.names)
-            self._renders[key] = _digest(png)
+            rkey = (game.id, view.model_dump_json(), tuple(self.rep.names))
+            if rkey not in _RENDERED:
+                _RENDERED[rkey] = _digest(renderers.render(game.id, view, names=self.rep.names))
+            self._renders[key] = _RENDERED[rkey]
         return self._renders[key]
 
     def _check_image(self, msg: Message, data: bytes, seat: int | None, start: int | None) -> int:

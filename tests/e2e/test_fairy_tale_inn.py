@@ -190,6 +190,9 @@ async def test_rate_limits_and_server_errors_lose_and_repeat_no_move(e2e: E2E) -
     rng = random.Random(5)
     played = await play_fti(emu, bot.db_path, emu.channel, rng, stop_after=4)
     faults.fail(callback, status=502)
+    # And the gateway drops mid-game: the next click is delivered after the bot RESUMEs.
+    session = emu.gateway.by_shard[0]
+    await emu.drop_gateway()
     await play_fti(emu, bot.db_path, emu.channel, rng, stop_after=4, prompt=played.prompt)
     await emu.settle(quiet=0.5)
     assert all(f.hits == f.times for f in faults.rules), faults.rules
@@ -200,6 +203,7 @@ async def test_rate_limits_and_server_errors_lose_and_repeat_no_move(e2e: E2E) -
     # Each move announced exactly once: none lost, none doubled.
     assert len(boards(e2e)) == row.version + 1
     assert not any(i.failed for i in emu.interactions.values())
+    assert session.resumes == 1 and emu.gateway.identifies == 1
     check = assert_no_hidden_information(emu, bot.db_path, emu.channel.id)
     assert check.checked_images == len(boards(e2e))
 
