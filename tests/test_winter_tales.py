@@ -211,6 +211,36 @@ def test_quest_generation_rules() -> None:
     assert "love_that_melts_the_snow" in st.used_counters
 
 
+@pytest.mark.parametrize("counter", [q.id for q in C.quest_counters])
+def test_every_quest_type_places_by_its_rule_once_per_game(counter: str) -> None:
+    st = started(3, seed=5)
+    w = seat_of(st, "writer")
+    arrange(st, {w: {"alice": "oaks_park", "wolf": "statue_square"}},
+            quests=[BoardQuest(counter="x", quest="a_new_hope", faction="spring",
+                               space="fair_of_wonders")], turn=w)
+    st.used_counters = []
+    act(st, w, "activate", character="alice")
+    targets = {g.target for g in G.legal_actions(st, w)
+               if g.kind == "generate_quest" and g.counter == counter}
+    quest = C.quest(C.quest_counter(counter).quest)
+    if quest.placement == "under_fairy_tale":
+        assert targets == {"alice"}  # a Fairy Tale figure, not a place
+    else:
+        locations = {s.id for s in C.map.locations}
+        assert targets == locations - {"fair_of_wonders"}  # one Quest per Location
+    target = sorted(targets)[0]
+    act(st, w, "generate_quest", counter=counter, target=target, text="A Quest is born.")
+    assert counter in st.used_counters
+    assert st.transcript[-1].kind == "quest" and st.transcript[-1].text == "A Quest is born."
+    # never generated twice in one game
+    st.figures["alice"].ready = True
+    from engines.winter_tales.state import TurnFrame
+    st.stack = [TurnFrame(seat=w)]
+    act(st, w, "activate", character="alice")
+    assert counter not in {g.counter for g in G.legal_actions(st, w)
+                           if g.kind == "generate_quest"}
+
+
 def test_writer_generates_quests_of_either_faction() -> None:
     st = started(3, seed=5)
     w = seat_of(st, "writer")
@@ -669,15 +699,19 @@ def test_rulebook_epilogue_example() -> None:
     assert top(st).cards == {"spring": 6, "winter": 7}
     assert top(st).writer_limit == 1
     assert G.view(st, None).writer_limit == 1
-    act(st, writer, "play_card", card=st.hands[writer][0], side="winter")
-    # at most half of 3 cards, rounded down: no second card
-    assert "play_card" not in kinds(st, writer)
+    from engines.winter_tales.epilogue import totals
+    assert totals(st, top(st)) == {"spring": 12, "winter": 10}  # Spring 2 ahead
+    # the Writer could tie only with 2 Winter cards, but may play 1 of its 3
+    trial = G.copy_state(st)
+    act(trial, writer, "play_card", card=trial.hands[writer][0], side="winter")
+    assert "play_card" not in kinds(trial, writer)
+    # like Giovanni, the Writer does not step in
     act(st, writer, "done")
-    assert st.final == {"spring": 6 + 6, "winter": 8 + 3}
-    act(st, daniele, "tell", text="A green shoot pokes out of the wood.")
+    assert st.final == {"spring": 12, "winter": 10}
+    act(st, daniele, "tell", text="Up in the branches of a Cherry tree, a green shoot.")
     out = G.outcome(st)
     assert out is not None and out.winners == springs
-    assert "Spring 12, Winter 11" in out.reason
+    assert "Spring 12, Winter 10" in out.reason
     with pytest.raises(GameOver):
         act(st, daniele, "tell")
 
