@@ -1,0 +1,33 @@
+"""Run the docstring examples of every module in the pure layers (engines, renderers).
+
+Docstring examples are documentation that must stay true; collecting them here
+(rather than with --doctest-modules over the whole tree) keeps test-support code
+such as the Discord emulator, whose examples are illustrative, out of it.
+"""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+
+import pytest
+
+import engines
+import renderers
+
+
+def _modules() -> list[str]:
+    names: list[str] = []
+    for package in (engines, renderers):
+        names.append(package.__name__)
+        for info in pkgutil.walk_packages(package.__path__, prefix=package.__name__ + "."):
+            names.append(info.name)
+    return sorted(names)
+
+
+@pytest.mark.parametrize("name", _modules())
+def test_docstring_examples(name: str) -> None:
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {name}"
