@@ -143,6 +143,37 @@ class PublicMessage:
         return out
 
 
+class _Sequence:
+    """Per-table ordering of public updates by version (within this process)."""
+
+    WAIT = 10.0
+    """Seconds an update waits for its predecessor before going out anyway (the
+    predecessor may never come: it failed, or this process just restarted)."""
+
+    def __init__(self) -> None:
+        self.delivered: int | None = None
+        self._changed = asyncio.Condition()
+
+    async def wait_for(self, version: int) -> None:
+        async with self._changed:
+            if self.delivered is None:
+                return
+            try:
+                await asyncio.wait_for(
+                    self._changed.wait_for(
+                        lambda: self.delivered is not None and self.delivered >= version
+                    ),
+                    self.WAIT,
+                )
+            except TimeoutError:
+                log.warning("update %s went out before its predecessor arrived", version + 1)
+
+    async def done(self, version: int) -> None:
+        async with self._changed:
+            self.delivered = version if self.delivered is None else max(self.delivered, version)
+            self._changed.notify_all()
+
+
 def clip(text: str, limit: int = MAX_CONTENT) -> str:
     """Discord refuses messages past 2000 characters; keep the end (the newest news)."""
     if len(text) <= limit:
@@ -165,8 +196,9 @@ class Delivery:
         self.service = service
         self.renderer = renderer if renderer is not None else _default_renderer()
         self.dm_memory = dm_memory or DmMemory()
-        self._prompts: dict[str, tuple[int, int]] = {}
-        """table id -> (channel id, message id) of the last message carrying buttons."""
+        self._prompts: dict[str, tuple[int, int, int]] = {}
+        """table id -> (channel id, message id, version) of the last message with buttons."""
+        self._sequence: dict[str, _Sequence] = {}
         self._lock = asyncio.Lock()
 
     # -- helpers -----------------------------------------------------------------
@@ -212,7 +244,32 @@ class Delivery:
             return None
         return build_view(menu, info.id, info.version)
 
-    async def public_message(self, outbox: Outbox) -> PublicMessage | None:
+    async def _current_version(self, table_id: str) -> int | None:
+        try:
+            return (await self.service.status(table_id)).version
+        except ValueError:
+            return None
+
+    async def capture(self, outbox: Outbox) -> Any | None:
+        """The public view as of ``outbox``'s version, or ``None`` if the table has
+        already moved on. Call it right after the service returns the outbox, before
+        any network wait, so an AI answering at once cannot slip its move in."""
+        update = outbox.public
+        if update is None or not update.render_board:
+            return None
+        # Versions only grow: if the table is still at this version after the view was
+        # read, the view was read at this version.
+        try:
+            view = await self.service.public_view(update.table_id)
+        except ValueError:
+            return None
+        if await self._current_version(update.table_id) != update.version:
+            return None
+        return view
+
+    async def public_message(
+        self, outbox: Outbox, snapshot: Any | None = None
+    ) -> PublicMessage | None:
         update = outbox.public
         if update is None:
             return None
@@ -224,34 +281,67 @@ class Delivery:
             who = ", ".join(f"<@{u}>" for u in mentions)
             verb = "it's your turn" if update.kind != "reminder" else "the table is waiting for you"
             text = f"{text}\n{who}: {verb}." if text else f"{who}: {verb}."
-        png = None
-        if update.render_board:
+        # The board and the buttons must belong to this update's version. If the table
+        # moved on meanwhile (an AI answered at once), this message carries the text
+        # only: the newer update brings the newer board and the live buttons.
+        before = await self._current_version(update.table_id)
+        if snapshot is None:
+            snapshot = getattr(update, "view", None)  # captured at commit time, if any
+        view = snapshot
+        if view is None and update.render_board and before == update.version:
             try:
                 view = await self.service.public_view(update.table_id)
             except ValueError:
                 view = None
-            if view is not None:
-                png = await self.render_png(update.game_id, view, outbox.table)
-        buttons = await self.turn_view(outbox)
+        buttons = await self.turn_view(outbox) if before == update.version else None
+        if await self._current_version(update.table_id) != update.version:
+            buttons = None
+            view = snapshot
+        png = None
+        if update.render_board and view is not None:
+            png = await self.render_png(update.game_id, view, outbox.table)
         return PublicMessage(clip(text or "…"), png, buttons, mentions)
 
     # -- delivery ----------------------------------------------------------------
 
     async def deliver(
-        self, outbox: Outbox, *, interaction: discord.Interaction | None = None
+        self,
+        outbox: Outbox,
+        *,
+        interaction: discord.Interaction | None = None,
+        snapshot: Any | None = None,
     ) -> None:
         """Send everything in ``outbox``. ``interaction`` (already responded to or
         deferred) lets private news for the clicking user go ephemerally when their
-        DMs are closed."""
+        DMs are closed; ``snapshot`` is the board as :meth:`capture` saw it."""
+        if snapshot is None:
+            snapshot = await self.capture(outbox)
         if outbox.public is not None:
-            await self.post_public(outbox)
+            await self.post_public(outbox, snapshot)
         for private in outbox.private:
             await self.post_private(private, outbox.table, interaction=interaction)
 
-    async def post_public(self, outbox: Outbox) -> discord.Message | None:
+    async def post_public(
+        self, outbox: Outbox, snapshot: Any | None = None
+    ) -> discord.Message | None:
+        """Post one public update, in version order: an update waits (a little) for
+        the one before it, so an AI's instant answer never overtakes the move it
+        answers, and an old update never strips newer buttons."""
         update: PublicUpdate | None = outbox.public
-        message = await self.public_message(outbox)
-        if update is None or message is None:
+        if update is None:
+            return None
+        seq = self._sequence.setdefault(update.table_id, _Sequence())
+        await seq.wait_for(update.version - 1)
+        try:
+            return await self._post_public(outbox, update, snapshot)
+        finally:
+            await seq.done(update.version)
+
+    async def _post_public(
+        self, outbox: Outbox, update: PublicUpdate, snapshot: Any | None
+    ) -> discord.Message | None:
+        message = await self.public_message(outbox, snapshot)
+        if message is None:
             return None
         channel = self.client.get_partial_messageable(update.channel_id)
         try:
@@ -261,11 +351,15 @@ class Delivery:
                           update.channel_id, update.table_id)
             return None
         async with self._lock:
-            previous = self._prompts.pop(update.table_id, None)
+            previous = self._prompts.get(update.table_id)
+            if previous is not None and previous[2] > update.version:
+                previous = None  # newer buttons are up: leave them alone
+            elif previous is not None:
+                del self._prompts[update.table_id]
             if message.view is not None:
-                self._prompts[update.table_id] = (update.channel_id, sent.id)
+                self._prompts[update.table_id] = (update.channel_id, sent.id, update.version)
         if previous is not None:
-            await self._strip_buttons(*previous)
+            await self._strip_buttons(previous[0], previous[1])
         return sent
 
     async def _strip_buttons(self, channel_id: int, message_id: int) -> None:
@@ -298,14 +392,15 @@ class Delivery:
             render_board=True,
             to_act=info.to_act,
         )
-        return await self.post_public(Outbox(table=info, public=update))
+        outbox = Outbox(table=info, public=update)
+        return await self.post_public(outbox, await self.capture(outbox))
 
     def forget_prompt(self, table_id: str) -> None:
         self._prompts.pop(table_id, None)
 
     def forget_prompt_message(self, message_id: int) -> None:
         """The message's buttons are already gone (the click removed them)."""
-        for table_id, (_channel, mid) in list(self._prompts.items()):
+        for table_id, (_channel, mid, _version) in list(self._prompts.items()):
             if mid == message_id:
                 del self._prompts[table_id]
 

@@ -179,6 +179,11 @@ class FakeDiscord:
         """DM channel id -> user id."""
         self.messages: dict[int, dict[str, Any]] = {}
         self.fail_channel_posts = False
+        self.post_latency = 0.0
+        """Seconds each channel post takes (network latency lets background work,
+        such as an AI's answer, overtake the post)."""
+        self.webhook_latency = 0.0
+        """Seconds each interaction follow-up or edit takes."""
         self._baseline: set[asyncio.Task[Any]] = set()
 
     # -- installing ---------------------------------------------------------------
@@ -243,6 +248,7 @@ class FakeDiscord:
             user_id = int(payload["recipient_id"])
             dm_id = snowflake()
             self.dm_channels[dm_id] = user_id
+            self.sent.append(Sent("create_dm", method, path, payload, channel_id=user_id))
             return {"id": str(dm_id), "type": 1, "recipients": [user_payload(user_id)],
                     "last_message_id": None}
         if path == "/channels/{channel_id}/messages" and method == "POST":
@@ -258,6 +264,8 @@ class FakeDiscord:
                 self.sent.append(Sent("dm", method, path, payload, blobs,
                                       channel_id=user_id, message_id=int(msg["id"])))
                 return msg
+            if self.post_latency:
+                await asyncio.sleep(self.post_latency)
             if self.fail_channel_posts:
                 raise discord.Forbidden(
                     _FakeResponse(403, "Forbidden"),  # type: ignore[arg-type]
@@ -471,6 +479,8 @@ class _Adapter(AsyncWebhookAdapter):
     ) -> Any:
         data, blobs = _split(payload, multipart, files)
         path = route.path
+        if self.fake.webhook_latency and not path.endswith("/callback"):
+            await asyncio.sleep(self.fake.webhook_latency)
         iid = int(route.webhook_id) if route.webhook_id is not None else None
         token = route.webhook_token or ""
         if path.endswith("/callback"):

@@ -126,8 +126,9 @@ class TurnController:
         except ValueError as exc:  # TableError and GameError: plain-English reasons
             await interaction.followup.send(str(exc), ephemeral=True)
             return
+        snapshot = await self.delivery.capture(outbox)  # before any network wait
         await self._settle_clicked_message(interaction, resolution.done_text)
-        await self.delivery.deliver(outbox, interaction=interaction)
+        await self.delivery.deliver(outbox, interaction=interaction, snapshot=snapshot)
 
     async def _settle_clicked_message(
         self, interaction: discord.Interaction, done_text: str | None

@@ -1,0 +1,227 @@
+"""Delivery: private news by DM with the closed-DM fallback, the generic "Take your
+turn" flow, and public updates in version order when an AI answers at once.
+
+The private-news tests use the test-only Toy Nim game (tests/toy_game.py): taking
+stones reveals their values to the taker only (a private event).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.delivery import CANNOT_DM, DmMemory
+from bot.tables import TableInfo, TableStatus
+from bot.ui.ids import ButtonId
+from tests.discord_fakes import (
+    ANN,
+    BOB,
+    CAROL,
+    CHANNEL_ID,
+    Harness,
+    Sent,
+    close_harness,
+    make_harness,
+    only,
+)
+from tests.toy_game import TOY_ID, toy_registered
+
+
+@pytest.fixture
+def toy() -> Iterator[None]:
+    with toy_registered():
+        yield
+
+
+@pytest.fixture
+async def h(tmp_path: Path, toy: None) -> AsyncIterator[Harness]:
+    harness = await make_harness(tmp_path / "bot.db")
+    yield harness
+    await close_harness(harness)
+
+
+async def toy_table(h: Harness) -> TableInfo:
+    await h.slash("table new", ANN, uname="Ann", game=TOY_ID)
+    await h.slash("table join", BOB, uname="Bob")
+    await h.slash("table start", ANN)
+    return await h.service.status(CHANNEL_ID)
+
+
+async def take_turn(h: Harness, choice: int = 0) -> tuple[int, list[Sent]]:
+    """The player to act opens their private menu and takes ``choice + 1`` stones."""
+    info = await h.service.status(CHANNEL_ID)
+    mover = info.to_act_users[0]
+    prompt = h.fake.last_prompt()
+    menu = only(await h.click(prompt.custom_ids[0], mover, prompt), "callback")
+    assert menu.ephemeral
+    code = f"a{choice}"
+    if menu.custom_ids[0].startswith("fs:"):  # a select: the option value is the code
+        sent = await h.click(menu.custom_ids[0], mover, menu, values=[code])
+    else:
+        sent = await h.click(ButtonId(info.id, info.version, code).custom_id, mover, menu)
+    return mover, sent
+
+
+def secret_lines(sent: list[Sent]) -> list[Sent]:
+    return [s for s in sent if "found stones worth" in s.content]
+
+
+# --------------------------------------------------------------------------- generic adapter
+
+
+async def test_generic_game_offers_one_take_your_turn_button(h: Harness) -> None:
+    info = await toy_table(h)
+    prompt = h.fake.last_prompt()
+    assert prompt.custom_ids == [f"ft:{info.id}:0:turn"]
+    assert prompt.buttons()[0]["label"] == "Take your turn"
+    # someone else's click: refused privately
+    reply = only(await h.click(prompt.custom_ids[0], CAROL, prompt), "callback")
+    assert reply.ephemeral and "do not have a seat" in reply.content
+    mover, sent = await take_turn(h, choice=1)
+    assert only(sent, "callback").response_type == 6
+    after = await h.service.status(info.id)
+    assert after.version == 1 and after.to_act_users != (mover,)
+    assert "took 2 stone" in h.fake.channel_messages()[-1].content
+
+
+async def test_generic_menu_lists_the_legal_actions_privately(h: Harness) -> None:
+    info = await toy_table(h)
+    mover = info.to_act_users[0]
+    prompt = h.fake.last_prompt()
+    menu = only(await h.click(prompt.custom_ids[0], mover, prompt), "callback")
+    assert menu.ephemeral
+    labels = [b["label"] for b in menu.buttons()]
+    legal = await h.service.legal_actions(info.id, mover)
+    assert labels == [h.service.describe_action(TOY_ID, a) for a in legal]
+    assert [ButtonId.parse(c).code for c in menu.custom_ids] == ["a0", "a1"]
+
+
+# --------------------------------------------------------------------------- private news
+
+
+async def test_private_news_goes_by_dm_only(h: Harness) -> None:
+    await toy_table(h)
+    mover, sent = await take_turn(h)
+    dms = [s for s in sent if s.kind == "dm"]
+    assert len(dms) == 1 and dms[0].channel_id == mover
+    assert "found stones worth" in dms[0].content
+    public = [s for s in h.fake.sent if s.kind in ("channel_message", "edit_message")]
+    assert not secret_lines(public)
+    assert not any(s.kind == "followup" and "found stones" in s.content for s in sent)
+
+
+async def test_closed_dms_are_nudged_in_the_channel_and_remembered(h: Harness) -> None:
+    info = await toy_table(h)
+    mover = info.to_act_users[0]
+    h.fake.closed_dms.add(mover)
+    _, sent = await take_turn(h)
+    assert not [s for s in sent if s.kind == "dm"]
+    nudges = [s for s in sent if s.kind == "channel_message" and "/hand" in s.content]
+    assert len(nudges) == 1
+    nudge = nudges[0]
+    assert f"<@{mover}>" in nudge.content and "DMs are closed" in nudge.content
+    assert [int(u) for u in nudge.payload["allowed_mentions"]["users"]] == [mover]
+    assert not secret_lines([nudge])
+    assert await h.bot.delivery.dm_memory.is_closed(mover)
+
+    # the other player moves, then the same player again: no new DM attempt, a short
+    # nudge... unless the private news can go to the clicker ephemerally (it can).
+    await take_turn(h)
+    creates_before = len([s for s in h.fake.sent if s.kind == "create_dm"])
+    _, sent = await take_turn(h)
+    assert len([s for s in h.fake.sent if s.kind == "create_dm"]) == creates_before
+    private = secret_lines([s for s in sent if s.kind == "followup"])
+    assert len(private) == 1 and private[0].ephemeral
+
+
+async def test_nudge_for_someone_else_never_carries_the_secret(h: Harness) -> None:
+    """Private news for a user who is not the clicker (e.g. after an AI move) and whose
+    DMs are known to be closed becomes a channel nudge."""
+    info = await toy_table(h)
+    delivery = h.bot.delivery
+    await delivery.dm_memory.mark_closed(BOB)
+    from bot.tables import PrivateUpdate
+
+    update = PrivateUpdate(table_id=info.id, channel_id=CHANNEL_ID, user_id=BOB,
+                           seat=info.seat_of(BOB).index, version=info.version,
+                           lines=("secret: 3, 1",))
+    how = await delivery.post_private(update, info)
+    assert how == "nudge"
+    last = h.fake.channel_messages()[-1]
+    assert f"<@{BOB}>" in last.content and "/hand" in last.content
+    assert "secret" not in last.content
+
+
+async def test_hand_shows_private_lines_and_can_retry_dms(h: Harness) -> None:
+    info = await toy_table(h)
+    mover = info.to_act_users[0]
+    h.fake.closed_dms.add(mover)
+    await take_turn(h)
+    assert await h.bot.delivery.dm_memory.is_closed(mover)
+    sent = await h.slash("hand", mover, retry_dm=True)
+    reply = only(sent, "followup")
+    assert reply.ephemeral
+    assert "Only you know" in reply.content and "found stones worth" in reply.content
+    assert "try to DM you again" in reply.content
+    assert not await h.bot.delivery.dm_memory.is_closed(mover)
+    # the other player's /hand does not show the mover's stones
+    waiting = BOB if mover == ANN else ANN
+    other = only(await h.slash("hand", waiting), "followup")
+    assert "found stones worth" not in other.content
+
+
+async def test_dm_memory_survives_a_restart(tmp_path: Path) -> None:
+    db = tmp_path / "dm.db"
+    first = DmMemory(db)
+    await first.mark_closed(42)
+    assert await DmMemory(db).is_closed(42)
+    await DmMemory(db).forget(42)
+    assert not await DmMemory(db).is_closed(42)
+    assert CANNOT_DM == 50007
+
+
+# --------------------------------------------------------------------------- ordering
+
+
+async def test_an_instant_ai_answer_never_overtakes_the_move(tmp_path: Path) -> None:
+    """With AI_DELAY=0 the AI answers while the person's move is still being announced;
+    the channel must still read in order and the newest message must hold the buttons."""
+    h = await make_harness(tmp_path / "bot.db", seed=5)
+    # The person's move is still on its way (tidying the clicked message, posting) when
+    # the AI, with no delay, has already answered.
+    h.fake.webhook_latency = 0.3
+    try:
+        await h.slash("table new", ANN, uname="Ann", game="fairy-tale-inn")
+        await h.slash("table addbot", ANN, level="greedy")
+        await h.slash("table start", ANN)
+        for _ in range(6):
+            await h.service.wait_idle()
+            await h.fake.settle()
+            info = await h.service.status(CHANNEL_ID)
+            if info.status is not TableStatus.PLAYING:
+                break
+            prompt = h.fake.last_prompt()
+            # the newest channel message is the live turn, with this version's buttons
+            assert h.fake.channel_messages()[-1] is prompt
+            assert all(c.startswith(f"ft:{info.id}:{info.version}:") for c in prompt.custom_ids)
+            stripped = {s.message_id for s in h.fake.sent if s.kind == "edit_message"}
+            assert prompt.message_id not in stripped
+            codes = [ButtonId.parse(c).code for c in prompt.custom_ids]
+            if codes[0].startswith("s"):
+                enabled = next(b for b in prompt.buttons() if not b.get("disabled"))
+                menu = only(await h.click(enabled["custom_id"], ANN, prompt), "callback")
+                await h.click(menu.custom_ids[0], ANN, menu)
+            else:
+                await h.click(prompt.custom_ids[-1], ANN, prompt)
+        # the moves were announced in the order they were played, each with the board
+        # as it stood after that move (captured before the AI could answer)
+        moves = [s for s in h.fake.channel_messages() if " took " in s.content]
+        movers = [m.content.split(" took ")[0] for m in moves]
+        assert movers == [("Ann" if i % 2 else "AI (greedy)") for i in range(len(movers))] \
+            or movers == [("AI (greedy)" if i % 2 else "Ann") for i in range(len(movers))]
+        assert len(moves) >= 6
+        assert all(m.files for m in moves), [(m.content[:30], bool(m.files)) for m in moves]
+    finally:
+        await close_harness(h)
