@@ -37,6 +37,11 @@ class BotProcess:
             "DATABASE_PATH": str(self.db_path),
             "DISCORD_API_BASE": emu.api_base,
             "DISCORD_GATEWAY_URL": emu.gateway_url,
+            # Blank values beat a developer's .env file (environment variables win over it).
+            "DEV_GUILD_ID": "",
+            "SHARD_COUNT": "",
+            "SHARD_IDS": "",
+            "OWNER_IDS": "",
             "AI_DELAY": "0",
             "AI_BUDGET": "30",
             "REMINDER_MINUTES": "0",
