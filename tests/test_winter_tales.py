@@ -173,6 +173,32 @@ def test_movement_costs_one_card_per_two_spaces() -> None:
     assert C.map.cards_to_reach("oaks_park", "mad_hatter_asylum") == 1
 
 
+def test_route_gives_the_shortest_path_and_its_cost() -> None:
+    from engines.winter_tales.chapters import route
+
+    st, a, b, _c, _d = _four()
+    arrange(st, {a: {"alice": "memory_lane_cemetery"}, b: {"wolf": "curfew_square"}}, turn=a)
+    path, cards = route(st, "alice", "nightmares_factory")
+    assert len(path) == 5 and path[-1] == "nightmares_factory" and cards == 3
+    assert cards == C.map.cards_to_reach("memory_lane_cemetery", "nightmares_factory")
+
+
+def test_several_players_may_hold_an_interrupt_and_the_first_takes_it() -> None:
+    st = started(6, seed=2)
+    a, b, _c, d, _e, _f = st.order
+    arrange(st, {a: {"alice": "oaks_park"}, b: {"wolf": "lantern_square"},
+                 d: {"mad_hatter": "lantern_square"}}, turn=a)
+    for s in (a, b, d):
+        give(st, s, 2)
+    act(st, a, "activate", character="alice")
+    act(st, a, "move", to="lantern_square", card=st.hands[a][0])
+    assert G.to_act(st) == [b, d] and G.view(st, None).optional == [b, d]
+    act(st, d, "battle", character="mad_hatter")
+    assert G.to_act(st) == [d] and "battle" not in kinds(st, b)
+    with pytest.raises(NotYourTurn):
+        act(st, b, "battle", character="wolf")
+
+
 def test_move_skill_moves_three_spaces_per_card() -> None:
     st, a, b, _c, _d = _four()
     st.options.skill = True

@@ -219,6 +219,25 @@ def move(state: WinterState, frame: ActivationFrame, action: Move, ev: Events) -
     battles.check_interrupt(state, frame.seat, fig, action.to, ev)
 
 
+def route(state: WinterState, character: str, dest: str) -> tuple[list[str], int]:
+    """The shortest way for a character to ``dest`` and the Story cards it costs now.
+
+    A helper for interfaces offering "move to a place": play it as one :class:`Move` per
+    step, naming a card to discard whenever the activation has no space of movement left.
+    Cards needed counts the movement the activation still holds, when it is activating.
+    """
+    fig = state.figures[character]
+    if fig.space is None:
+        return [], 0
+    path = content().map.shortest_path(fig.space, dest)[1:]
+    left = 0
+    for frame in state.stack:
+        if frame.kind == "activation" and frame.character == character:
+            left = frame.moves_left
+    per = spaces_per_card(state, character)
+    return path, max(0, -(-(len(path) - left) // per))
+
+
 def activation_auto(state: WinterState, frame: ActivationFrame, ev: Events) -> bool:
     if frame.stage == "main":
         if not frame.ended:
