@@ -1,0 +1,232 @@
+"""The ``fabletop`` command line, the settings it reads, and the bot's construction."""
+
+from __future__ import annotations
+
+import re
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import discord
+import pytest
+import yarl
+from discord.gateway import DiscordWebSocket
+from pydantic import ValidationError
+
+from bot import cli
+from bot.client import FabletopBot, ShardedFabletopBot, create_bot, intents, sync_commands_once
+from bot.settings import Settings, apply_discord_endpoints
+from tests.discord_fakes import GUILD_ID, FakeDiscord
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV_NAMES = [f.alias for f in Settings.model_fields.values()]
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No real .env and no inherited settings leak into these tests."""
+    monkeypatch.chdir(tmp_path)
+    for name in ENV_NAMES:
+        monkeypatch.delenv(name, raising=False)
+
+
+def fake_module(monkeypatch: pytest.MonkeyPatch, name: str, calls: list[Any]) -> None:
+    module = types.ModuleType(name)
+
+    def main(argv: list[str]) -> int:
+        calls.append((name, argv))
+        return 0
+
+    module.main = main  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, name, module)
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def test_env_example_lists_every_setting_with_a_comment() -> None:
+    text = (ROOT / ".env.example").read_text(encoding="utf-8")
+    keys = re.findall(r"^([A-Z_]+)=", text, flags=re.M)
+    assert sorted(keys) == sorted(ENV_NAMES)
+    lines = text.splitlines()
+    for key in keys:
+        index = next(i for i, line in enumerate(lines) if line.startswith(f"{key}="))
+        while re.match(r"^[A-Z_]+=", lines[index - 1]):  # a group of keys under one comment
+            index -= 1
+        assert lines[index - 1].startswith("#"), f"{key} has no comment above it"
+    # the example file loads as it is
+    Settings(_env_file=ROOT / ".env.example")
+
+
+def test_settings_defaults_and_parsing() -> None:
+    s = Settings(_env_file=None)
+    assert s.offline and s.database_path == Path("fabletop.db")
+    assert s.owner_ids == [] and s.shard_ids == [] and not s.sharded
+    s = Settings(_env_file=None, DISCORD_TOKEN=" abc ", OWNER_IDS="1, 2;3", DEV_GUILD_ID="",
+                 SHARD_COUNT="4", SHARD_IDS="0 2", LOG_LEVEL="debug", AI_BUDGET="50")
+    assert not s.offline and s.token.strip() == "abc"
+    assert s.owner_ids == [1, 2, 3] and s.dev_guild_id is None
+    assert s.shard_ids == [0, 2] and s.sharded and s.log_level == "DEBUG"
+    assert s.ai_budget == 50
+    assert "abc" not in repr(s)  # the token is a secret
+
+
+def test_settings_come_from_the_env_file(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("DISCORD_TOKEN=tok\nREMINDER_MINUTES=3\nOWNER_IDS=7\n")
+    s = Settings()
+    assert s.token == "tok" and s.reminder_minutes == 3 and s.owner_ids == [7]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"SHARD_IDS": "1"},
+        {"SHARD_COUNT": "2", "SHARD_IDS": "5"},
+        {"LOG_LEVEL": "LOUD"},
+        {"REMINDER_MINUTES": "-1"},
+        {"AI_BUDGET": "0"},
+        {"OWNER_IDS": "me"},
+    ],
+)
+def test_bad_settings_are_refused(bad: dict[str, str]) -> None:
+    with pytest.raises(ValidationError):
+        Settings(_env_file=None, **bad)
+
+
+def test_discord_endpoints_can_be_redirected(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(discord.http.Route, "BASE", discord.http.Route.BASE)
+    monkeypatch.setattr(DiscordWebSocket, "DEFAULT_GATEWAY", DiscordWebSocket.DEFAULT_GATEWAY)
+    apply_discord_endpoints(Settings(_env_file=None))
+    assert discord.http.Route.BASE == "https://discord.com/api/v10"
+    apply_discord_endpoints(Settings(
+        _env_file=None,
+        DISCORD_API_BASE="http://127.0.0.1:8787/api/v10/",
+        DISCORD_GATEWAY_URL="ws://127.0.0.1:8787/gateway",
+    ))
+    assert discord.http.Route.BASE == "http://127.0.0.1:8787/api/v10"
+    assert discord.http.Route("GET", "/users/@me").url == "http://127.0.0.1:8787/api/v10/users/@me"
+    assert yarl.URL("ws://127.0.0.1:8787/gateway") == DiscordWebSocket.DEFAULT_GATEWAY
+
+
+# --------------------------------------------------------------------------- the bot
+
+
+def test_intents_are_minimal_and_unprivileged() -> None:
+    i = intents()
+    assert i.guilds
+    assert not (i.members or i.presences or i.message_content or i.messages)
+
+
+def test_sharding_picks_the_bot_class() -> None:
+    plain = create_bot(Settings(_env_file=None))
+    assert type(plain) is FabletopBot and plain.shard_count is None
+    one = create_bot(Settings(_env_file=None, SHARD_COUNT="4", SHARD_IDS="2"))
+    assert type(one) is FabletopBot and (one.shard_id, one.shard_count) == (2, 4)
+    many = create_bot(Settings(_env_file=None, SHARD_COUNT="4", SHARD_IDS="0,1"))
+    assert isinstance(many, ShardedFabletopBot)
+    assert (many.shard_ids, many.shard_count) == ([0, 1], 4)
+
+
+async def test_sync_once_publishes_every_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = FakeDiscord()
+    monkeypatch.setattr(discord.http.HTTPClient, "request",
+                        lambda self, route, **kw: fake.http_request(route, **kw))
+    settings = Settings(_env_file=None, DISCORD_TOKEN="tok", DATABASE_PATH="never.db")
+    assert await sync_commands_once(settings, guild_id=GUILD_ID) == 0
+    syncs = [s for s in fake.sent if s.kind == "sync"]
+    assert len(syncs) == 1 and f"/guilds/{GUILD_ID}/commands" in syncs[0].path
+    names = {c["name"] for c in syncs[0].payload["commands"]}
+    assert {"table", "hand", "rules", "help", "inn", "admin"} <= names
+    assert not Path("never.db").exists()  # syncing opens no database
+
+
+async def test_sync_once_reports_a_bad_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def refuse(self: Any, route: Any, **kw: Any) -> Any:
+        raise discord.LoginFailure("Improper token has been passed.")
+
+    monkeypatch.setattr(discord.http.HTTPClient, "request", refuse)
+    settings = Settings(_env_file=None, DISCORD_TOKEN="bad")
+    assert await sync_commands_once(settings, guild_id=None) == 1
+
+
+# --------------------------------------------------------------------------- the CLI
+
+
+def test_no_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main([]) == 2
+    assert "run" in capsys.readouterr().out
+
+
+def test_help_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    for word in ("run", "sync", "play", "selfplay"):
+        assert word in out
+
+
+def test_play_and_selfplay_forward_their_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[Any] = []
+    fake_module(monkeypatch, "bot.console", calls)
+    fake_module(monkeypatch, "bot.selfplay", calls)
+    assert cli.main(["play", "fairy-tale-inn", "--ai", "mcts"]) == 0
+    assert cli.main(["selfplay", "--help"]) == 0
+    assert calls == [
+        ("bot.console", ["fairy-tale-inn", "--ai", "mcts"]),
+        ("bot.selfplay", ["--help"]),
+    ]
+
+
+def test_run_without_a_token_starts_the_console(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calls: list[Any] = []
+    fake_module(monkeypatch, "bot.console", calls)
+    assert cli.main(["run"]) == 0
+    assert calls == [("bot.console", [])]
+    assert "offline console" in capsys.readouterr().err
+
+
+def test_run_with_a_token_runs_the_bot(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[Any] = []
+
+    async def fake_run(settings: Settings, *, sync: bool = False) -> int:
+        seen.append((settings.token, sync))
+        return 0
+
+    monkeypatch.setattr("bot.client.run_bot", fake_run)
+    monkeypatch.setenv("DISCORD_TOKEN", "tok")
+    assert cli.main(["run", "--sync"]) == 0
+    assert cli.main(["run"]) == 0
+    assert seen == [("tok", True), ("tok", False)]
+
+
+def test_sync_targets(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[int | None] = []
+
+    async def fake_sync(settings: Settings, *, guild_id: int | None) -> int:
+        seen.append(guild_id)
+        return 0
+
+    monkeypatch.setattr("bot.client.sync_commands_once", fake_sync)
+    monkeypatch.setenv("DISCORD_TOKEN", "tok")
+    monkeypatch.setenv("DEV_GUILD_ID", "42")
+    assert cli.main(["sync"]) == 0
+    assert cli.main(["sync", "--guild", "7"]) == 0
+    assert cli.main(["sync", "--global"]) == 0
+    assert seen == [42, 7, None]
+
+
+def test_sync_needs_a_token(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["sync"]) == 2
+    assert "DISCORD_TOKEN" in capsys.readouterr().err
+
+
+def test_bad_settings_exit_cleanly(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("LOG_LEVEL", "LOUD")
+    assert cli.main(["run"]) == 2
+    assert "LOG_LEVEL" in capsys.readouterr().err
