@@ -1,1 +1,43 @@
-"""Winter Tales: the storytelling game of the Fabletop project."""
+"""Winter Tales: the storytelling game of the Fabletop project (3 to 7 players).
+
+The package reads like the rulebook, one module per part of it:
+
+==============  ===========================================================================
+``state``       pydantic models: options, the table, the decision stack, actions, events,
+                views, the transcript (what ``/winter story`` exports)
+``content``     the validated data in ``data/winter_tales/`` (map, characters, Quests...)
+``setup``       Factions, seating, the Story Arbiter, choosing characters, starting Quests
+``chapters``    Turns, activation, movement (step by step), End of Chapter, discarding
+``quests``      generation and placement, the facing sequence, Memories and the Bookmark
+``battles``     interrupts on movement and Battles
+``traps``       Traps and their secret split
+``saves``       Saves (and the other "pay N cards" effects)
+``epilogue``    the Epilogue and the winner
+``powers``      the Power Module (all seven Powers, "The Fairy Tale returns")
+``objectives``  the Objective Module (conditions tracked by the engine)
+``arbiter``     the Story Arbiter's rulings and table safety (X-card, retelling, striking)
+``flow``        the dispatcher of the decision stack
+``game``        :class:`~engines.winter_tales.game.WinterTales`, the engine contract
+==============  ===========================================================================
+
+Skills (Skill Module) are read where they apply (``common.skill`` and friends).
+
+Readings of the rulebook where it leans on the physical table (each also noted where it
+is coded):
+
+* Movement is one space per action; a discarded Story card buys 2 spaces (3 with the Move
+  skill) and any unused space is lost at the end of the activation. This is the shortest
+  path cost, and it lets an opponent interrupt the figure in the very space it enters.
+* An incapacitated character can still be activated (its player draws); it can neither
+  move nor act, only Save itself.
+* A Save is offered while its player has the floor in an activation (theirs or one joining
+  a Quest): the savior is any standing character of theirs in the same space, or the
+  incapacitated character itself.
+* Battles alternate rounds, Winter first; the side that passes (or has nothing to play)
+  loses, i.e. the last to play wins. Traps only when a Soldier enters a Location.
+* Several players may hold an interrupt at once; the first to take it gets it.
+* The Memory card is chosen among the Story cards played in the Quest by the player who
+  played most cards for the winning Faction (ties and draws: the Writer, else the Acting
+  Player).
+* The Bookmark link is assumed made unless the Story Arbiter rules it was not.
+"""
