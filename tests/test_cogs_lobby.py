@@ -245,11 +245,18 @@ async def test_rules_from_data(h: Harness) -> None:
 async def test_help_lists_every_public_command(h: Harness) -> None:
     sent = await h.slash("help", ANN)
     reply = only(sent, "callback")
-    assert reply.ephemeral
+    assert reply.ephemeral and len(reply.content) < 2000
     for name in ("/table new", "/table join", "/table start", "/table addbot",
-                 "/table handover", "/hand", "/rules", "/inn board"):
+                 "/table handover", "/hand", "/rules", "/inn"):
         assert name in reply.content, name
     assert "/admin" not in reply.content
+    reply = only(await h.slash("help", ANN, command="inn"), "callback")
+    assert "/inn board" in reply.content and "/inn help" in reply.content
+    reply = only(await h.slash("help", ANN, command="admin"), "callback")
+    assert "no command group" in reply.content
+    sent = await h.autocomplete("help", ANN, "command", command="")
+    values = [c["value"] for c in sent.payload["data"]["choices"]]
+    assert "table" in values and "inn" in values and "admin" not in values
 
 
 # --------------------------------------------------------------------------- errors, admin

@@ -124,6 +124,23 @@ async def level_autocomplete(
     ][:25]
 
 
+def _public_top_level(tree: app_commands.CommandTree) -> list[Any]:
+    return sorted(
+        (c for c in tree.get_commands() if c.name != "admin"), key=lambda c: c.name
+    )
+
+
+async def help_autocomplete(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    tree = interaction.client.tree  # type: ignore[attr-defined]
+    return [
+        app_commands.Choice(name=c.name, value=c.name)
+        for c in _public_top_level(tree)
+        if isinstance(c, app_commands.Group) and current.lower() in c.name
+    ][:25]
+
+
 # --------------------------------------------------------------------------- helpers
 
 
@@ -169,15 +186,25 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
         reminder_minutes: app_commands.Range[float, 0, 1440] | None = None,
     ) -> None:
         service = service_of(interaction)
+        game_id = _match_game(game)
+        opts = parse_options(options)
+        # A game cog may take table settings out of the options (they are not rules) and
+        # store them once the table exists (Winter Tales: the interrupt timeout).
+        hook = getattr(self.bot, "table_option_hooks", {}).get(game_id)
+        after = None
+        if hook is not None:
+            opts, after = hook(opts)
         info = await service.create(
             _channel(interaction),
             interaction.guild_id,
             interaction.user.id,
             display_name(interaction.user),
-            _match_game(game),
-            parse_options(options),
+            game_id,
+            opts,
             reminder_minutes=reminder_minutes,
         )
+        if after is not None:
+            await after(info)
         await interaction.response.send_message(
             f"{display_name(interaction.user)} opened a **{info.game_name}** table.\n"
             f"{info.text}",
@@ -368,8 +395,11 @@ class Guide(commands.Cog):
         await interaction.response.send_message(rules_text(game_id), ephemeral=True)
 
     @app_commands.command(name="help", description="How to play with Fabletop")
-    async def help(self, interaction: discord.Interaction) -> None:
-        await interaction.response.send_message(help_text(self.bot.tree), ephemeral=True)
+    @app_commands.describe(command="A command group to explain in full (e.g. table, inn)")
+    @app_commands.autocomplete(command=help_autocomplete)
+    async def help(self, interaction: discord.Interaction, command: str | None = None) -> None:
+        text = help_text(self.bot.tree) if command is None else group_help(self.bot.tree, command)
+        await interaction.response.send_message(text, ephemeral=True)
 
 
 def _match_rules(text: str) -> str:
@@ -381,7 +411,8 @@ def _match_rules(text: str) -> str:
 
 
 def help_text(tree: app_commands.CommandTree) -> str:
-    """Every command with its description, straight from the command tree."""
+    """An overview built from the command tree: the lobby in full, then one line per
+    command group (``/help command:<group>`` explains a group)."""
     lines = [
         "**Fabletop** runs fairy-tale board games in this channel.",
         "Open a table with `/table new`, friends `/table join` (or the host adds an AI "
@@ -389,12 +420,38 @@ def help_text(tree: app_commands.CommandTree) -> str:
         "under the board. Secret information comes by DM or `/hand`.",
         "",
     ]
-    for command in sorted(tree.walk_commands(), key=lambda c: c.qualified_name):
+    groups = []
+    for command in _public_top_level(tree):
+        if isinstance(command, app_commands.Group):
+            if command.name == "table":
+                lines.extend(_group_lines(command))
+            else:
+                subs = ", ".join(f"`{c.name}`" for c in command.commands)
+                groups.append(f"`/{command.name}` — {command.description}: {subs}")
+        else:
+            lines.append(f"`/{command.name}` — {command.description}")
+    if groups:
+        lines += ["", "**Game commands** (`/help command:<name>` for details)", *groups]
+    return "\n".join(lines)[:2000]
+
+
+def _group_lines(group: app_commands.Group) -> list[str]:
+    out = []
+    for command in group.walk_commands():
         if isinstance(command, app_commands.Group):
             continue
-        if command.qualified_name.startswith("admin"):
-            continue
-        lines.append(f"`/{command.qualified_name}` — {command.description}")
+        out.append(f"`/{command.qualified_name}` — {command.description}")
+    return out
+
+
+def group_help(tree: app_commands.CommandTree, name: str) -> str:
+    command = tree.get_command(name.strip().lstrip("/").split()[0] if name.strip() else "")
+    if command is None or command.name == "admin":
+        known = ", ".join(c.name for c in _public_top_level(tree))
+        return f"There is no command group '{name}'. Try one of: {known}."
+    if not isinstance(command, app_commands.Group):
+        return f"`/{command.name}` — {command.description}"
+    lines = [f"**/{command.name}** — {command.description}", *_group_lines(command)]
     return "\n".join(lines)[:2000]
 
 
