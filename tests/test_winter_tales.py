@@ -666,6 +666,26 @@ def test_an_incapacitated_character_can_only_save_itself() -> None:
     assert [x.savior for x in G.legal_actions(st, a) if x.kind == "save"] == ["alice"]
 
 
+def test_saves_are_opportunities_on_a_turn_and_during_a_quest() -> None:
+    st, a, b, c, _d = _quest_table()
+    # c's Scarecrow stands by the incapacitated Grumpy: c may save before any activation
+    st.figures["grumpy"].owner, st.figures["grumpy"].space = c, "lantern_square"
+    st.figures["grumpy"].incapacitated = True
+    act(st, a, "activate", character="alice")
+    act(st, a, "start_quest", counter="a_new_hope")
+    act(st, a, "tell")
+    act(st, b, "pass")
+    assert G.to_act(st) == [c]
+    assert ("grumpy", "scarecrow") in {(x.target, x.savior) for x in G.legal_actions(st, c)
+                                       if x.kind == "save"}
+    act(st, c, "save", target="grumpy", savior="scarecrow")
+    act(st, c, "play_card", card=st.hands[c][0], side="spring")
+    act(st, c, "play_card", card=st.hands[c][0], side="spring")
+    assert not st.figures["grumpy"].incapacitated
+    # still c's chance to join the Quest
+    assert G.to_act(st) == [c] and top(st).stage == "join"
+
+
 def test_save_skill_costs_one_card() -> None:
     st, a, b, _c, _d = _four()
     st.options.skill = True

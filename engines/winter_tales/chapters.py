@@ -109,15 +109,35 @@ def turn_to_act(state: WinterState, frame: TurnFrame) -> list[Seat]:
     return [frame.seat]
 
 
+def opportunities(state: WinterState, seat: Seat) -> list[Action]:
+    """Opportunity actions (Saves, completing an Objective) a player may take whenever
+    they have the floor, besides their activations."""
+    return [*saves.save_options(state, seat), *objectives.complete_options(state, seat)]
+
+
+def opportunity_act(state: WinterState, seat: Seat, action: Action, ev: Events) -> bool:
+    """Carry out an opportunity action; False if ``action`` is not one."""
+    if action.kind == "save":  # type: ignore[attr-defined]
+        saves.start_save(state, seat, action, ev)  # type: ignore[arg-type]
+        return True
+    if action.kind == "complete_objective":  # type: ignore[attr-defined]
+        objectives.complete(state, seat, action.objective, action.slot,  # type: ignore[attr-defined]
+                            action.text, ev)  # type: ignore[attr-defined]
+        return True
+    return False
+
+
 def turn_legal(state: WinterState, frame: TurnFrame, seat: Seat) -> list[Action]:
     out = turn_options(state, seat)
     if not ready_figures(state, seat):
         out.append(Pass())
-    return out
+    return out + opportunities(state, seat)
 
 
 def turn_act(state: WinterState, frame: TurnFrame, seat: Seat, action: Action,
              ev: Events) -> None:
+    if opportunity_act(state, seat, action, ev):
+        return
     state.stack.pop()
     if isinstance(action, Activate):
         activate(state, seat, action.character, "turn", action.text, ev)

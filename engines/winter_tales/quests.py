@@ -224,12 +224,14 @@ def quest_legal(state: WinterState, frame: QuestFrame, seat: Seat) -> list[Actio
     if st in ("intro", "end"):
         return [Tell()]
     if st == "join":
-        return [*(Activate(character=f.id) for f in joinable(state, seat)), Pass()]
+        return [*(Activate(character=f.id) for f in joinable(state, seat)), Pass(),
+                *chapters.opportunities(state, seat)]
     if st == "plot":
         return [*card_options(state, seat, [frame.faction]),
                 *powers.artefact_options(state, frame.character, frame.artefact_used), Done()]
     if st == "step_in":
-        return [*(StepIn(character=f.id) for f in steppers(state, frame, seat)), Pass()]
+        return [*(StepIn(character=f.id) for f in steppers(state, frame, seat)), Pass(),
+                *chapters.opportunities(state, seat)]
     if st == "step_play":
         assert frame.stepper_character is not None
         return [*card_options(state, seat, step_sides(state, frame)),
@@ -257,6 +259,8 @@ def play(state: WinterState, frame: QuestFrame, seat: Seat, card: str, side: Fac
 def quest_act(state: WinterState, frame: QuestFrame, seat: Seat, action: Action,
               ev: Events) -> None:
     st = frame.stage
+    if st in ("join", "step_in") and chapters.opportunity_act(state, seat, action, ev):
+        return
     if isinstance(action, Tell):
         tell(state, "quest", action.text, seat, frame.character)
         if st == "intro":
