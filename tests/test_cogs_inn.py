@@ -435,3 +435,26 @@ async def test_a_whole_game_by_buttons(tmp_path: Path, seed: int) -> None:
         assert len(moves) == info.version + 1
     finally:
         await close_harness(h)
+
+
+async def test_reminders_ping_the_player_with_fresh_buttons(h: Harness) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    await h.slash("table new", ANN, uname="Ann", game="fairy-tale-inn", reminder_minutes=5.0)
+    await h.slash("table join", BOB, uname="Bob")
+    await h.slash("table start", ANN)
+    info = await h.service.status(CHANNEL_ID)
+    old = h.fake.last_prompt()
+    due = await h.service.due_reminders(datetime.now(UTC) + timedelta(minutes=6))
+    assert len(due) == 1
+    await h.bot.on_table_news(due[0])  # what the service's reminder loop calls
+    reminder = h.fake.channel_messages()[-1]
+    mover = info.to_act_users[0]
+    assert f"<@{mover}>" in reminder.content and "waiting for you" in reminder.content
+    assert codes(reminder) == codes(old)
+    assert all(cid.startswith(f"ft:{info.id}:0:") for cid in reminder.custom_ids)
+    assert [s.message_id for s in h.fake.sent if s.kind == "edit_message"] == [old.message_id]
+    # the reminder's buttons play like any others
+    sent = await play(h)
+    assert (await h.service.status(info.id)).version == 1
+    assert only(sent, "edit_message").message_id == reminder.message_id
