@@ -30,9 +30,10 @@ is coded):
   path cost, and it lets an opponent interrupt the figure in the very space it enters.
 * An incapacitated character can still be activated (its player draws); it can neither
   move nor act, only Save itself.
-* A Save is offered while its player has the floor in an activation (theirs or one joining
-  a Quest): the savior is any standing character of theirs in the same space, or the
-  incapacitated character itself.
+* Opportunity actions (a Save, completing an Objective) are offered whenever their player
+  has the floor: in an activation, at the start of their Turn, when a Quest calls on them
+  to join or step in, and right after an Objective's condition is met. The savior is any
+  standing character of theirs in the same space, or the incapacitated character itself.
 * Battles alternate rounds, Winter first; the side that passes (or has nothing to play)
   loses, i.e. the last to play wins. Traps only when a Soldier enters a Location.
 * Several players may hold an interrupt at once; the first to take it gets it.

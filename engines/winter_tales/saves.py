@@ -2,9 +2,10 @@
 
 A Save is an opportunity action: a player plays 2 Story cards (1 with the Save skill) and
 tells how the character is saved. The savior is the incapacitated character itself or a
-standing character of the same Faction in the same space. The engine offers Saves while
-the player has the floor in an activation (theirs, or one joining a Quest), which covers
-"moving through a space with an incapacitated friend": movement goes one space at a time.
+standing character of the same Faction in the same space. The engine offers Saves
+whenever the player has the floor (an activation, the start of their Turn, a Quest's call
+to join or step in), which covers "moving through a space with an incapacitated friend":
+movement goes one space at a time.
 
 This module also collects the other "pay N cards" effects (the Fairy Tale returns, the
 Attack Objective's discards), which share the same card-by-card payment frame.
