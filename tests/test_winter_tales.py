@@ -911,3 +911,23 @@ def test_storyteller_games_end_and_keep_secrets_out_of_public_events(players: in
     told = [e for e in st.transcript if e.text]
     assert len(told) > 20
     assert len(st.memories) == st.length
+
+
+def test_illegal_moves_get_specific_reasons_and_change_nothing() -> None:
+    st, a, b, _c, _d = _quest_table()
+    act(st, a, "activate", character="alice")
+    act(st, a, "start_quest", counter="a_new_hope")
+    act(st, a, "tell")
+    while top(st).stage == "join":
+        act(st, G.to_act(st)[0], "pass")
+    before = G.dump_state(st)
+    not_mine = st.hands[b][0]
+    with pytest.raises(IllegalAction, match="not in your hand"):
+        act(st, a, "play_card", card=not_mine, side="spring")
+    with pytest.raises(IllegalAction, match="spring side"):
+        act(st, a, "play_card", card=st.hands[a][0], side="winter")
+    with pytest.raises(IllegalAction):
+        G.parse_action({"kind": "play_card", "card": 3, "side": "autumn"})
+    with pytest.raises(IllegalAction):
+        act(st, a, "retell", entry=9999, text="nope")
+    assert G.dump_state(st) == before
