@@ -1482,6 +1482,69 @@ class TableService:
                 out.append(Outbox(table=self._info(t), public=public))
         return out
 
+    async def due_auto_passes(
+        self,
+        timeout_of: Callable[[TableInfo], float | None],
+        now: datetime | None = None,
+    ) -> list[Outbox]:
+        """Nobody waits forever: at each playing table whose current decision has waited
+        ``timeout_of(table)`` seconds (``None``/0: never), every human seat the game marks
+        as deciding something optional (its view's ``optional`` seats) and that may pass
+        passes, one committed move each. AI seats decide on their own."""
+        now = now or self.clock()
+        out: list[Outbox] = []
+        for t in list(self._live.values()):
+            if t.status is not TableStatus.PLAYING or t.state is None:
+                continue
+            seconds = timeout_of(self._info(t))
+            since = t.rec.turn_since
+            if not seconds or since is None or now - since < timedelta(seconds=seconds):
+                continue
+            async with t.lock:
+                try:
+                    await self._refresh(t)
+                except NoTable:
+                    continue
+                if t.status is not TableStatus.PLAYING or t.state is None:
+                    continue
+                optional = getattr(t.game.view(t.state, None), "optional", None) or []
+                for seat in optional:
+                    if t.state is None or t.status is not TableStatus.PLAYING:
+                        break
+                    if seat >= len(t.rec.seats) or t.seats[seat].is_ai or seat not in t.to_act():
+                        continue
+                    passes = [a for a in t.game.legal_actions(t.state, seat)
+                              if getattr(a, "kind", None) == "pass"]
+                    if not passes:
+                        continue
+                    try:
+                        outbox = await self._apply(t, seat, None, passes[0])
+                    except (GameError, TableError):
+                        log.exception("auto-pass refused at table %s", t.rec.id)
+                        break
+                    name = t.name(seat)
+                    public = outbox.public
+                    if public is not None:
+                        line = f"{name} did not decide in time and passes."
+                        lines = (line, *public.lines)
+                        outbox = replace(outbox, public=replace(public, lines=lines))
+                    out.append(outbox)
+            self._kick_ai(t)
+        return out
+
+    async def run_auto_passes(
+        self, timeout_of: Callable[[TableInfo], float | None], poll_seconds: float = 5.0
+    ) -> None:
+        """Background loop: every ``poll_seconds`` send :meth:`due_auto_passes` to the
+        listeners. Start it with ``asyncio.create_task``; cancel it to stop."""
+        while not self._closed:
+            try:
+                for outbox in await self.due_auto_passes(timeout_of):
+                    await self._emit(outbox)
+            except Exception:
+                log.exception("auto-pass check failed")
+            await asyncio.sleep(poll_seconds)
+
     async def run_reminders(self, poll_seconds: float = 30.0) -> None:
         """Background loop: every ``poll_seconds`` send :meth:`due_reminders` to the
         listeners. Start it with ``asyncio.create_task``; :meth:`close` stops it."""
