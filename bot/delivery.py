@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -45,6 +45,9 @@ CANNOT_DM = 50007
 """Discord's error code for "Cannot send messages to this user" (closed DMs)."""
 
 MAX_CONTENT = 2000
+
+GameDelivery = Callable[[Outbox, "discord.Interaction | None", Any], Awaitable[None]]
+"""``hook(outbox, interaction, snapshot)``: a game's own delivery (see ``game_hooks``)."""
 
 Renderer = Callable[..., bytes]
 """``render(game_id, view, names=[...]) -> PNG bytes`` (renderers.render)."""
@@ -200,6 +203,9 @@ class Delivery:
         """table id -> (channel id, message id, version) of the last message with buttons."""
         self._sequence: dict[str, _Sequence] = {}
         self._lock = asyncio.Lock()
+        self.game_hooks: dict[str, GameDelivery] = {}
+        """game id -> a delivery of its own (a game whose private news is a message kept
+        current rather than a new DM each time); it calls :meth:`post_public` itself."""
 
     # -- helpers -----------------------------------------------------------------
 
@@ -316,6 +322,10 @@ class Delivery:
         DMs are closed; ``snapshot`` is the board as :meth:`capture` saw it."""
         if snapshot is None:
             snapshot = await self.capture(outbox)
+        hook = self.game_hooks.get(outbox.table.game_id)
+        if hook is not None:
+            await hook(outbox, interaction, snapshot)
+            return
         if outbox.public is not None:
             await self.post_public(outbox, snapshot)
         for private in outbox.private:

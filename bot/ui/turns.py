@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 import discord
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
 __all__ = ["TurnController", "names_of"]
 
 log = logging.getLogger(__name__)
+
+ClickHook = Callable[[discord.Interaction, TableInfo, int, str], Awaitable[None]]
+"""``hook(interaction, table info, version, code)`` for one game's clicks."""
 
 STALE = (
     "This button is from an older turn; the table has moved on. "
@@ -46,6 +50,9 @@ class TurnController:
     def __init__(self, service: TableService, delivery: Delivery) -> None:
         self.service = service
         self.delivery = delivery
+        self.hooks: dict[str, ClickHook] = {}
+        """game id -> a click handler of its own (modals, DM hand messages); it gets the
+        table info and does its own checks (:meth:`refusal` is there to reuse)."""
 
     async def _private(self, interaction: discord.Interaction, text: str) -> None:
         if interaction.response.is_done():
@@ -93,6 +100,15 @@ class TurnController:
     async def _handle(
         self, interaction: discord.Interaction, table_id: str, version: int, code: str
     ) -> None:
+        if self.hooks:
+            try:
+                found = await self.service.status(table_id)
+            except NoTable:
+                found = None
+            hook = self.hooks.get(found.game_id) if found is not None else None
+            if hook is not None and found is not None:
+                await hook(interaction, found, version, code)
+                return
         checked = await self.refusal(interaction, table_id, version)
         if isinstance(checked, str):
             await self._private(interaction, checked)
