@@ -17,6 +17,7 @@ __all__ = ["get_ui"]
 _ADAPTERS: dict[str, str] = {
     "fairy-tale-inn": "bot.ui.games.fairy_tale_inn:FairyTaleInnUI",
     "treasure": "bot.ui.games.treasure:TreasureUI",
+    "winter-tales": "bot.ui.games.winter_tales:WinterUI",
 }
 
 
