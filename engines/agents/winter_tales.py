@@ -34,7 +34,7 @@ _OPENINGS = [
 _PLOTS = {
     "activate": "{who} stepped out of the shadows of {where}, with a plan half-formed.",
     "move": "{who} slipped through the streets towards {to}.",
-    "generate_quest": "a rumour spread through {where}: something was waiting to be found.",
+    "generate_quest": "{who} heard a rumour: {quest}, {to}, and the townsfolk whispered.",
     "start_quest": "{who} remembered what the last Memory had taught and began the Quest.",
     "take_part": "{who} arrived just in time to take part.",
     "step_in": "{who} stepped into the tale, unannounced.",
@@ -82,8 +82,15 @@ def sentence(state: Any, seat: Seat, action: Action, rng: Rng) -> str:
         caption = card.side(action.side).caption  # type: ignore[attr-defined]
         return f"{opening} {_name(who_id)} saw it clearly: {caption[0].lower()}{caption[1:]}"
     template = _PLOTS.get(kind, "{who} acted, and the story went on.")
-    to = _place(getattr(action, "to", None) or getattr(action, "space", None))
-    return f"{opening} " + template.format(who=_name(who_id), where=where, to=to)
+    target = getattr(action, "to", None) or getattr(action, "space", None)
+    to = _place(target)
+    quest = ""
+    if kind == "generate_quest":
+        quest = c.quest(c.quest_counter(action.counter).quest).name  # type: ignore[attr-defined]
+        target = action.target  # type: ignore[attr-defined]
+        to = (f"around {_name(target)}" if target in state.figures
+              else f"in {_place(target)}")
+    return f"{opening} " + template.format(who=_name(who_id), where=where, to=to, quest=quest)
 
 
 class StorytellerAgent:

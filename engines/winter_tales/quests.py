@@ -88,7 +88,7 @@ def placement_targets(state: WinterState, counter: str) -> list[str]:
 
 
 def place(state: WinterState, seat: Seat, counter: str, target: str, text: str | None,
-          ev: Events) -> None:
+          ev: Events, character: str | None = None) -> None:
     c = content()
     qc = c.quest_counter(counter)
     quest = c.quest(qc.quest)
@@ -103,8 +103,8 @@ def place(state: WinterState, seat: Seat, counter: str, target: str, text: str |
     state.used_counters.append(counter)
     ev.append(event("quest_generated", f"{{0}} places the {quest.name} Quest ({qc.faction}) "
                     f"{where}.", seat))
-    tell(state, "quest", text or f"A new Quest appears: {quest.name} ({qc.faction}), {where}.",
-         seat)
+    tell(state, "quest", f"A new Quest appears: {quest.name} ({qc.faction}), {where}.")
+    tell(state, "quest", text, seat, character)
 
 
 def available_counters(state: WinterState, seat: Seat, faction: str) -> list[str]:
@@ -130,7 +130,8 @@ def activation_act(state: WinterState, frame: ActivationFrame, action: Action,
                    ev: Events) -> None:
     frame.action_done = True
     if isinstance(action, GenerateQuest):
-        place(state, frame.seat, action.counter, action.target, action.text, ev)
+        place(state, frame.seat, action.counter, action.target, action.text, ev,
+              frame.character)
         frame.ended = True
         return
     assert isinstance(action, StartQuest)
@@ -448,8 +449,9 @@ def consequences(state: WinterState, frame: QuestFrame, seat: Seat, action: Choo
     side = "neutral" if faction is None else faction
     ev.append(event("memory", f"{{0}} makes the {quest.name} Quest a {side} Memory on space "
                     f"{action.slot}.", seat, card=card))
-    tell(state, "memory", action.text or f"{quest.name}: a {side} Memory.", seat,
+    tell(state, "memory", f"{quest.name} becomes a {side} Memory.", None,
          card=card if faction is not None else None, side=faction)
+    tell(state, "memory", action.text, seat)
     if state.options.power and result == frame.faction:
         powers.grant(state, frame, action.slot, ev, carrier)
     else:
