@@ -114,7 +114,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _forward("bot.console", [])
         from bot.client import run_bot
 
-        return asyncio.run(run_bot(settings, sync=args.sync))
+        try:
+            return asyncio.run(run_bot(settings, sync=args.sync))
+        except KeyboardInterrupt:  # Ctrl-C: the database is consistent after every move
+            return 0
 
     if args.command == "sync":
         if settings.offline:

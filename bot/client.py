@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import signal
 from typing import Any
 
 import discord
@@ -121,6 +122,7 @@ class FabletopBot(commands.Bot):
         self.settings = settings
         self.service: TableService | None = service
         self._owns_service = service is None
+        self._service_to_close: TableService | None = None
         self._renderer = renderer
         self._sync_on_start = sync_on_start
         self._start_reminders = start_reminders
@@ -156,6 +158,7 @@ class FabletopBot(commands.Bot):
                 # AI_BUDGET: MCTS iterations per move (agents without a budget ignore it)
                 agents=EngineAgents(iterations=self.settings.ai_budget),
             )
+            self._service_to_close = self.service
         else:
             await self.service.open()
         self.delivery = Delivery(
@@ -187,8 +190,9 @@ class FabletopBot(commands.Bot):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._reminder_task
             self._reminder_task = None
-        if self.service is not None and self._owns_service:
-            await self.service.close()
+        service, self._service_to_close = self._service_to_close, None
+        if service is not None:
+            await service.close()
         await super().close()
 
     async def on_ready(self) -> None:
@@ -243,6 +247,11 @@ async def run_bot(settings: Settings, *, sync: bool = False) -> int:
     """Run the bot until interrupted; returns an exit code."""
     apply_discord_endpoints(settings)
     bot = create_bot(settings, sync_on_start=sync)
+    loop = asyncio.get_running_loop()
+    # SIGTERM (systemd, docker stop) closes the bot cleanly: the gateway, the AI tasks
+    # and the database. Every move is already committed when it is accepted.
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows
+        loop.add_signal_handler(signal.SIGTERM, lambda: loop.create_task(bot.close()))
     try:
         async with bot:
             await bot.start(settings.token)
