@@ -225,3 +225,60 @@ async def test_an_instant_ai_answer_never_overtakes_the_move(tmp_path: Path) -> 
         assert all(m.files for m in moves), [(m.content[:30], bool(m.files)) for m in moves]
     finally:
         await close_harness(h)
+
+
+async def test_select_menus_play_like_buttons(h: Harness) -> None:
+    """Menus of more than five choices are selects (``fs:`` ids); the chosen option's
+    value is the action code."""
+    from bot.ui.ids import SelectId
+
+    info = await toy_table(h)
+    mover = info.to_act_users[0]
+    select_id = SelectId(info.id, 0, "pick").custom_id
+    sent = await h.click(select_id, mover, h.fake.last_prompt(), values=["a1"])
+    assert only(sent, "callback").response_type == 6
+    assert (await h.service.status(info.id)).version == 1
+    assert "took 2 stone" in h.fake.channel_messages()[-1].content
+    # a stale select answers like a stale button
+    sent = await h.click(select_id, mover, h.fake.last_prompt(), values=["a0"])
+    assert "older turn" in only(sent, "callback").content
+
+
+def test_menus_and_ids_validate() -> None:
+    from bot.ui.adapter import Choice, Menu, Resolution
+    from bot.ui.items import GameSelect, build_view
+
+    with pytest.raises(ValueError):
+        ButtonId("bad id!", 1, "s1")
+    with pytest.raises(ValueError):
+        ButtonId("t1", 1, "no spaces")
+    with pytest.raises(ValueError):
+        ButtonId.parse("xx:t1:1:s1")
+    with pytest.raises(ValueError):
+        Menu("too many", tuple(Choice(f"a{i}", str(i)) for i in range(26)))
+    with pytest.raises(ValueError):
+        Menu("twice", (Choice("a", "x"), Choice("a", "y")))
+    with pytest.raises(ValueError):
+        Resolution()
+    many = Menu("pick", tuple(Choice(f"a{i}", f"option {i}") for i in range(7)), as_select=True)
+    view = build_view(many, "t1", 3)
+    assert view is not None and view.timeout is None
+    (item,) = view.children
+    assert isinstance(item, GameSelect)
+    assert item.item.custom_id == "fs:t1:3:pick"
+    assert [o.value for o in item.item.options] == [f"a{i}" for i in range(7)]
+    buttons = build_view(Menu("b", tuple(Choice(f"a{i}", f"{i}") for i in range(7))), "t1", 3)
+    assert buttons is not None
+    assert [b.item.row for b in buttons.children] == [0, 0, 0, 0, 0, 1, 1]
+    assert build_view(None, "t1", 3) is None
+
+
+def test_parse_options() -> None:
+    from bot.cogs.common import parse_options
+
+    assert parse_options(None) == {}
+    assert parse_options("variant=yes size=5, ratio=0.5; name='a b'") == {
+        "variant": True, "size": 5, "ratio": 0.5, "name": "a b"}
+    assert parse_options("flag=off word=hello") == {"flag": False, "word": "hello"}
+    with pytest.raises(ValueError, match="name=value"):
+        parse_options("just words")
