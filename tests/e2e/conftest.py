@@ -13,7 +13,7 @@ A later game's end-to-end test needs only::
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Generator
 from pathlib import Path
 
 import pytest
@@ -32,6 +32,16 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Remember each phase's report on the item, so the fixture knows the test failed."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
 @pytest.fixture
 async def e2e(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[E2E]:
     """(emu, bot process, (alice, bob, carol)); the bot is connected and its commands
@@ -46,8 +56,12 @@ async def e2e(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[E
             await bot.start()
             users = (emu.user("alice"), emu.user("bob"), emu.user("carol"))
             yield E2E(emu, bot, users)
-            emu.assert_clean()
-            bot.assert_log_clean()
+            call = getattr(request.node, "report_call", None)
+            if call is not None and call.failed:
+                print(f"--- bot log ({bot.log_path}) ---\n{bot.log()[-6000:]}")
+            else:
+                emu.assert_clean()
+                bot.assert_log_clean()
         except BaseException:
             print(f"--- bot log ({bot.log_path}) ---\n{bot.log()[-6000:]}")
             raise
