@@ -418,9 +418,15 @@ class Emulator:
         return errors
 
     def assert_clean(self) -> None:
-        """Fail if the bot sent anything Discord would refuse or called an unknown route."""
+        """Fail if the bot sent anything Discord would refuse, called an unknown route or
+        left an interaction unanswered."""
         problems = [f"{m} {p}: {e}" for m, p, e in self.api_errors]
         problems += [f"unknown route {r}" for r in self.unknown_routes]
+        problems += [
+            f"{i!r} failed: no answer within {self.response_window}s"
+            for i in self.interactions.values()
+            if i.failed
+        ]
         if problems:
             raise AssertionError(
                 "the bot made requests Discord would refuse:\n  " + "\n  ".join(problems)
