@@ -600,3 +600,22 @@ def test_events_have_friendly_text() -> None:
         for e in GAME.apply(state, seat, rng.choice(GAME.legal_actions(state, seat))):
             text = e.text(lambda s: ["Ann", "Ben"][s])
             assert text and text[0].isupper() and "_" not in text
+
+
+def test_invariants_hold_through_random_games() -> None:
+    for players, seed in ((1, 1), (2, 2), (4, 3)):
+        state = GAME.setup(players, GAME.parse_options({"king_path_length": 60}), seed)
+        rng = Rng.from_seed(seed)
+        while state.result is None:
+            assert sorted(t for t in state.cover if t >= 0) == list(range(22))
+            for t in state.figures:
+                assert t < 0 or state.green[t], "figures only ever stand on green tiles"
+            if state.stage == "slide":
+                assert GAME.visible_pair(state) is None, "a turn never starts with a pair"
+            for c in range(25):
+                if state.cover[c] < 0:
+                    assert state.seen[c] == state.faces[c], "what is visible is remembered"
+            assert state.faces.count(-1) == 1 + 2 * len(state.pages)
+            assert state.king <= state.path_length
+            seat = GAME.to_act(state)[0]
+            GAME.apply(state, seat, rng.choice(GAME.legal_actions(state, seat)))
