@@ -69,3 +69,18 @@ def test_sharp_team_with_a_long_path_wins() -> None:
         seat = GAME.to_act(state)[0]
         GAME.apply(state, seat, agent.choose(GAME, state, seat, rng.spawn()))
     assert state.result == "won" and len(state.pages) == 12
+
+
+def test_team_forgets_all_but_its_most_recent_sightings() -> None:
+    from engines.agents.treasure import TeamAgent
+
+    state = GAME.setup(1, GAME.Options(), 1)
+    covered = [c for c in range(25) if state.cover[c] >= 0 and c != state.apple]
+    for ply, c in enumerate(covered[:5]):  # pretend these were seen, oldest first
+        state.seen[c], state.seen_at[c] = state.faces[c], ply + 1
+    known, unknown = TeamAgent(memory=2)._knowledge(state)
+    assert [known[c] for c in covered[3:5]] == [state.faces[c] for c in covered[3:5]]
+    assert all(known[c] == -2 for c in covered[:3]), "older sightings are forgotten"
+    assert unknown == len(covered) - 2
+    sharp, _ = TeamAgent(memory=None)._knowledge(state)
+    assert all(sharp[c] == state.faces[c] for c in covered[:5])
