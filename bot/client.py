@@ -41,7 +41,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-COGS = ("bot.cogs.lobby", "bot.cogs.inn", "bot.cogs.treasure", "bot.cogs.admin")
+COGS = (
+    "bot.cogs.lobby", "bot.cogs.inn", "bot.cogs.treasure", "bot.cogs.winter", "bot.cogs.admin",
+)
 
 INTERNAL_ERROR = "Something went wrong on my side; nothing was changed. Please try again."
 

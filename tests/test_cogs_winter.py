@@ -1,0 +1,452 @@
+"""Winter Tales on Discord through the real command tree (tests/discord_fakes.py).
+
+Three people (Ann, Bob, Carol) play; the service is driven directly to reach a moment
+quickly, and everything a player does is a real interaction payload: slash commands,
+autocomplete, clicks in the channel, in DMs (no guild) and on ephemeral messages, and
+modal submits.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import bot.delivery as delivery_module
+from bot.cogs.winter import prepare_options
+from engines.winter_tales.content import load_content
+from tests.discord_fakes import (
+    ANN,
+    BOB,
+    CAROL,
+    CHANNEL_ID,
+    Harness,
+    Sent,
+    close_harness,
+    make_harness,
+    reply_text,
+    user_payload,
+)
+
+PEOPLE = {ANN: "Ann", BOB: "Bob", CAROL: "Carol"}
+CARDS = {c.id: c.title for c in load_content().story_cards}
+
+
+@pytest.fixture
+async def h(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    # Moves made straight through the service (to reach a moment fast) are never
+    # announced; the next announcement need not wait for them.
+    monkeypatch.setattr(delivery_module._Sequence, "WAIT", 0.01)
+    harness = await make_harness(tmp_path / "w.sqlite3", seed=11)
+    yield harness
+    await close_harness(harness)
+
+
+async def open_table(h: Harness, options: str = "interrupt_timeout=60 lines='spiders; gore'"
+                     ) -> Any:
+    await h.slash("table new", ANN, uname="Ann", game="winter-tales", options=options)
+    await h.slash("table join", BOB, uname="Bob")
+    await h.slash("table join", CAROL, uname="Carol")
+    sent = await h.slash("table start", ANN, uname="Ann")
+    return sent
+
+
+async def info(h: Harness) -> Any:
+    return await h.service.status(CHANNEL_ID)
+
+
+def seat_user(i: Any, seat: int) -> int:
+    return next(s.user_id for s in i.seats if s.index == seat)
+
+
+def user_seat(i: Any, user: int) -> int:
+    return next(s.index for s in i.seats if s.user_id == user)
+
+
+async def hand_ids(h: Harness, user: int) -> set[str]:
+    view = await h.service.private_view(CHANNEL_ID, user)
+    return {c.id for c in view.hand or []}
+
+
+async def drive(h: Harness, until: Any, rng: random.Random, limit: int = 3000) -> Any:
+    """Random legal moves through the service until ``until(info, view)`` holds."""
+    for _ in range(limit):
+        i = await info(h)
+        view = await h.service.public_view(CHANNEL_ID)
+        if await until(i, view):
+            return i
+        assert i.to_act, "the game ended before the moment was reached"
+        user = seat_user(i, rng.choice(list(i.to_act)))
+        legal = await h.service.legal_actions(CHANNEL_ID, user)
+        await h.service.act(CHANNEL_ID, user, rng.choice(legal))
+    raise AssertionError("moment not reached")
+
+
+async def dealt(h: Harness, seed: int = 1) -> Any:
+    """Play the draft and setup quickly (hands are dealt once characters are placed), then
+    let the cog bring every DM hand message up to date, as a delivery would."""
+
+    async def hands_dealt(i: Any, view: Any) -> bool:
+        return all(n > 0 for n in view.hand_counts) and view.chapter >= 1
+
+    i = await drive(h, hands_dealt, random.Random(seed))
+    await refresh(h)
+    return i
+
+
+async def refresh(h: Harness) -> None:
+    cog = h.bot.get_cog("winter")
+    i = await info(h)
+    for user in PEOPLE:
+        await cog.refresh_hand(i, user, [])
+    await h.fake.settle()
+
+
+def dm_messages(h: Harness, user: int) -> list[Sent]:
+    return [s for s in h.fake.sent if s.kind == "dm" and s.channel_id == user]
+
+
+def dm_channel_of(h: Harness, user: int) -> int:
+    return next(c for c, u in h.fake.dm_channels.items() if u == user)
+
+
+def hand_message_of(h: Harness, user: int) -> tuple[int, dict[str, Any]]:
+    """(message id, latest payload) of the user's DM hand message (sent, then edited)."""
+    first = next(s for s in dm_messages(h, user) if "hand**" in s.content)
+    latest = first.payload
+    for s in h.fake.sent:
+        if s.kind == "edit_message" and s.message_id == first.message_id:
+            latest = {**latest, **s.payload}
+    return first.message_id or 0, latest
+
+
+def dm_click_payload(h: Harness, user: int, custom_id: str, message_id: int,
+                     components: list[dict[str, Any]], values: list[str] | None = None
+                     ) -> dict[str, Any]:
+    """A click in a DM: no guild, no member, a private channel."""
+    dm = dm_channel_of(h, user)
+    payload = h.fake.click_payload(custom_id, user_id=user, values=values, channel_id=dm)
+    payload.pop("guild_id")
+    payload.pop("member")
+    payload["user"] = user_payload(user, PEOPLE[user])
+    payload["channel"] = {"id": str(dm), "type": 1, "recipients": [user_payload(user)]}
+    payload["context"] = 1
+    payload["authorizing_integration_owners"] = {"1": str(user)}
+    payload["message"] = h.fake.message_payload(dm, {"components": components},
+                                                 message_id=message_id)
+    return payload
+
+
+def components_of(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for row in payload.get("components") or []:
+        out.extend(row.get("components") or [])
+    return out
+
+
+def first_choice(components: list[dict[str, Any]]) -> tuple[str, list[str] | None]:
+    """The first enabled choice of a message: (custom_id, select values or None)."""
+    for c in components_of({"components": components}):
+        if c["type"] == 3:
+            return c["custom_id"], [c["options"][0]["value"]]
+        if c["type"] == 2 and not c.get("disabled") and not c["custom_id"].endswith(":tell"):
+            return c["custom_id"], None
+    raise AssertionError("no choice offered")
+
+
+def secret_titles_of_others(hands: dict[int, set[str]], user: int) -> set[str]:
+    mine = hands[user]
+    return {CARDS[c] for u, ids in hands.items() if u != user for c in ids if c not in mine}
+
+
+# --------------------------------------------------------------------------- tests
+
+
+def test_table_options_split_rules_from_settings() -> None:
+    opts, timeout = prepare_options({"skill": True, "interrupt_timeout": 30})
+    assert timeout == 30.0 and opts["skill"] is True
+    assert opts["lines"] == load_content().setup.safety.lines  # the house lines by default
+    with pytest.raises(ValueError, match="interrupt_timeout"):
+        prepare_options({"interrupt_timeout": -1})
+    with pytest.raises(ValueError, match="seconds"):
+        prepare_options({"interrupt_timeout": "soon"})
+
+
+async def test_start_shows_lines_and_veils_and_deals_hands_by_dm(h: Harness) -> None:
+    await open_table(h)
+    public = h.fake.channel_messages()[-1]
+    for user in PEOPLE:
+        assert len(dm_messages(h, user)) == 1  # the hand message, even before the deal
+    await dealt(h)
+    assert "Lines" in public.content and "spiders; gore" in public.content
+    assert "Veils" in public.content and "/winter xcard" in public.content
+    ids = public.custom_ids
+    assert ids and all(cid.endswith((":turn", ":tell")) for cid in ids), ids
+    i = await info(h)
+    assert i.options["lines"] == ["spiders", "gore"]
+    hands = {u: await hand_ids(h, u) for u in PEOPLE}
+    for user in PEOPLE:
+        dms = dm_messages(h, user)
+        assert len(dms) == 1, dms  # one hand message each, edited since
+        assert dms[0].files and dms[0].files[0][1][:4] == b"\x89PNG"
+        _mid, dm = hand_message_of(h, user)
+        dm = Sent("dm", "PATCH", "", dm)
+        for card in hands[user]:
+            assert CARDS[card] in dm.content
+        for title in secret_titles_of_others(hands, user):
+            assert title not in dm.content
+        for title in secret_titles_of_others(hands, user) | {CARDS[c] for c in hands[user]}:
+            assert title not in public.content
+
+
+async def test_hand_is_ephemeral_and_autocomplete_lists_only_own_cards(h: Harness) -> None:
+    await open_table(h)
+    await dealt(h)
+    sent = await h.slash("winter hand", BOB, uname="Bob")
+    assert sent[0].response_type == 5 and sent[0].ephemeral  # deferred, privately
+    follow = [s for s in sent if s.kind == "followup"]
+    assert len(follow) == 1 and follow[0].ephemeral and follow[0].files
+    mine = await hand_ids(h, BOB)
+    for card in mine:
+        assert CARDS[card] in follow[0].content
+    for user in PEOPLE:
+        got = await h.autocomplete("winter tell", user, "card", text="x", card="")
+        values = {c["value"] for c in got.data["choices"]}
+        assert values == await hand_ids(h, user)
+    # typing filters, still within one's own hand
+    one = next(iter(mine))
+    got = await h.autocomplete("winter tell", BOB, "card", text="x", card=CARDS[one][:8])
+    assert one in {c["value"] for c in got.data["choices"]}
+    assert {c["value"] for c in got.data["choices"]} <= mine
+    # someone without a seat gets nothing
+    stranger = 444000000000000004
+    got = await h.autocomplete("winter tell", stranger, "card", text="x", card="")
+    assert got.data["choices"] == []
+
+
+async def test_dm_click_finds_its_table_and_the_hand_message_is_edited(h: Harness) -> None:
+    await open_table(h)
+    i = await info(h)
+    user = seat_user(i, i.to_act[0])
+    mid, payload = hand_message_of(h, user)
+    comps = components_of(payload)
+    select = next(c for c in comps if c["type"] == 3)
+    option = select["options"][0]["value"]
+    sent = await h.fake.dispatch(h.bot, dm_click_payload(
+        h, user, select["custom_id"], mid, payload["components"], values=[option]))
+    menu = next(s for s in sent if s.kind == "callback")
+    assert menu.ephemeral and menu.custom_ids  # the follow-up choice, privately
+    before = (await info(h)).version
+    cid, values = first_choice(menu.components)
+    sent = await h.fake.dispatch(h.bot, dm_click_payload(
+        h, user, cid, mid, menu.components, values=values))
+    after = await info(h)
+    assert after.version == before + 1
+    # the hand message was edited in place, never sent again
+    edits = [s for s in sent if s.kind == "edit_message" and s.message_id == mid]
+    assert edits, sent
+    assert len([s for s in dm_messages(h, user) if "hand**" in s.content]) == 1
+    # a stale click (older version) in the DM changes nothing
+    stale = await h.fake.dispatch(h.bot, dm_click_payload(
+        h, user, cid, mid, menu.components, values=values))
+    assert "older moment" in reply_text(stale) or "older turn" in reply_text(stale)
+    assert (await info(h)).version == after.version
+
+
+async def test_foreign_and_spectator_clicks_are_refused(h: Harness) -> None:
+    await open_table(h)
+    i = await info(h)
+    actor = seat_user(i, i.to_act[0])
+    other = next(u for u in PEOPLE if u != actor)
+    code = f"ft:{i.id}:{i.version}:a0"
+    sent = await h.click(code, other)
+    assert "not your turn" in reply_text(sent)
+    sent = await h.click(code, 444000000000000004)
+    assert "do not have a seat" in reply_text(sent)
+    turn = await h.click(f"ft:{i.id}:{i.version}:turn", other)
+    assert "not your turn" in reply_text(turn)
+    assert (await info(h)).version == i.version
+
+
+async def test_take_your_turn_opens_the_private_panel(h: Harness) -> None:
+    await open_table(h)
+    i = await info(h)
+    actor = seat_user(i, i.to_act[0])
+    sent = await h.click(f"ft:{i.id}:{i.version}:turn", actor)
+    follow = [s for s in sent if s.kind == "followup"]
+    assert follow and follow[0].ephemeral and follow[0].custom_ids
+    assert all(f":{i.version}:" in cid for cid in follow[0].custom_ids)
+
+
+async def test_tell_button_opens_a_modal_and_the_passage_is_told(h: Harness) -> None:
+    await open_table(h)
+    i = await info(h)
+    sent = await h.click(f"ft:{i.id}:{i.version}:tell", CAROL)
+    modal = next(s for s in sent if s.kind == "callback")
+    assert modal.response_type == 9
+    cid = modal.data["custom_id"]
+    assert cid.startswith(f"ft:{i.id}:")
+    payload = h.fake._base(5, CAROL, "Carol", 0, CHANNEL_ID)
+    long = "The snow fell on Wintertown. " * 40
+    payload["data"] = {"custom_id": cid, "components": [
+        {"type": 1, "components": [{"type": 4, "custom_id": "text", "value": long}]}]}
+    sent = await h.fake.dispatch(h.bot, payload)
+    assert "in the story" in reply_text(sent)
+    view = await h.service.public_view(CHANNEL_ID)
+    told = [e for e in view.transcript if e.text == long.strip()]
+    assert told and told[0].seat == user_seat(i, CAROL)
+
+
+async def test_tell_plays_a_card_with_its_sentence(h: Harness) -> None:
+    await open_table(h)
+    rng = random.Random(3)
+
+    async def can_play(i: Any, view: Any) -> bool:
+        for seat in i.to_act:
+            legal = await h.service.legal_actions(CHANNEL_ID, seat_user(i, seat))
+            if any(a.kind == "play_card" for a in legal):
+                return True
+        return False
+
+    i = await drive(h, can_play, rng)
+    for seat in i.to_act:
+        user = seat_user(i, seat)
+        legal = await h.service.legal_actions(CHANNEL_ID, user)
+        plays = [a for a in legal if a.kind == "play_card"]
+        if plays:
+            break
+    # a card not in one's hand is refused, with nothing changed
+    other = next(u for u in PEOPLE if u != user)
+    foreign = next(iter(await hand_ids(h, other) - await hand_ids(h, user)))
+    sent = await h.slash("winter tell", user, text="A try.", card=foreign)
+    assert "not in your hand" in reply_text(sent)
+    assert (await info(h)).version == i.version
+    play = plays[0]
+    sides = {a.side for a in plays if a.card == play.card}
+    options: dict[str, Any] = {"text": "The lantern swung in the wind.", "card": play.card}
+    if len(sides) > 1:
+        sent = await h.slash("winter tell", user, **options)
+        assert "choose the side" in reply_text(sent)
+        options["side"] = play.side
+    sent = await h.slash("winter tell", user, **options)
+    assert "Told with" in reply_text(sent)
+    view = await h.service.public_view(CHANNEL_ID)
+    entry = next(e for e in reversed(view.transcript) if e.card == play.card)
+    assert entry.text == "The lantern swung in the wind." and entry.side == play.side
+
+
+async def test_story_export_mid_game_has_nothing_private(h: Harness) -> None:
+    await open_table(h)
+    rng = random.Random(5)
+
+    async def chapter_going(i: Any, view: Any) -> bool:
+        return view.chapter >= 1 and len(view.transcript) > 12
+
+    await drive(h, chapter_going, rng)
+    await h.slash("winter tell", ANN, text="Snow lay on the roofs.")
+    sent = await h.slash("winter story", BOB)
+    follow = next(s for s in sent if s.kind == "followup")
+    assert follow.ephemeral
+    names = sorted(n for n, _ in follow.files)
+    assert [n.rsplit(".", 1)[1] for n in names] == ["html", "json", "md"]
+    view = await h.service.public_view(CHANNEL_ID)
+    played = {e.card for e in view.transcript if e.card}
+    hands = {u: await hand_ids(h, u) for u in PEOPLE}
+    secret = {CARDS[c] for ids in hands.values() for c in ids if c not in played}
+    objectives = {o.title for o in (await h.service.private_view(CHANNEL_ID, ANN)).objectives}
+    for name, data in follow.files:
+        text = data.decode()
+        assert "Snow lay on the roofs." in text
+        for title in secret | objectives:
+            assert title not in text, (name, title)
+
+
+async def test_arbiter_tools_only_for_the_arbiter_and_announced(h: Harness) -> None:
+    await open_table(h)
+    i = await info(h)
+    view = await h.service.public_view(CHANNEL_ID)
+    arbiter = seat_user(i, view.arbiter)
+    other = next(u for u in PEOPLE if u != arbiter)
+    await h.slash("winter tell", other, text="A passage the table dislikes.")
+    view = await h.service.public_view(CHANNEL_ID)
+    entry = next(e for e in reversed(view.transcript) if e.text == "A passage the table dislikes.")
+    refused = await h.slash("winter arbiter strike", other, entry=entry.n)
+    assert "Only the Story Arbiter" in reply_text(refused)
+    assert (await info(h)).version == i.version + 1
+    sent = await h.slash("winter arbiter strike", arbiter, entry=entry.n, note="off the lines")
+    assert "struck" in reply_text(sent)
+    public = [s for s in sent if s.kind == "channel_message"]
+    assert public and "struck" in public[0].content and "Story Arbiter" in public[0].content
+    view = await h.service.public_view(CHANNEL_ID)
+    assert all(e.text != "A passage the table dislikes." for e in view.transcript)
+    log = await h.service.history(CHANNEL_ID)
+    assert any("struck" in line for line in log)
+    for sub, opts in (("winter arbiter retell", {"entry": 0}),
+                      ("winter arbiter bookmark", {"made": False}),
+                      ("winter arbiter count", {"faction": "spring", "delta": 1}),
+                      ("winter arbiter figure", {"character": "alice", "space": "oaks_park"})):
+        refused = await h.slash(sub, other, **opts)
+        assert "Only the Story Arbiter" in reply_text(refused), sub
+
+
+async def test_x_card_is_anonymous(h: Harness) -> None:
+    await open_table(h)
+    i = await info(h)
+    view = await h.service.public_view(CHANNEL_ID)
+    arbiter = seat_user(i, view.arbiter)
+    teller = next(u for u in PEOPLE if u != arbiter)
+    raiser = next(u for u in PEOPLE if u not in (arbiter, teller))
+    await h.slash("winter tell", teller, text="Something nobody wanted.")
+    dms_before = len(dm_messages(h, arbiter))
+    sent = await h.slash("winter xcard", raiser, uname=PEOPLE[raiser])
+    replies = [s for s in sent if s.kind in ("callback", "followup")]
+    assert replies and all(s.ephemeral for s in replies)
+    assert "nobody is told who" in reply_text(sent)
+    public = [s for s in sent if s.kind == "channel_message"]
+    assert public and "X-card" in public[0].content
+    xline = next(line for line in public[0].content.splitlines() if "X-card" in line)
+    assert PEOPLE[raiser] not in xline and str(raiser) not in public[0].content.split("\n")[0]
+    new_dms = dm_messages(h, arbiter)[dms_before:]
+    assert any("X-card" in s.content for s in new_dms)
+    assert all(PEOPLE[raiser] not in s.content for s in new_dms)
+    view = await h.service.public_view(CHANNEL_ID)
+    hidden = next(e for e in view.transcript if e.seat == user_seat(i, teller) and e.hidden)
+    assert hidden.text is None
+    sent = await h.slash("winter story", CAROL, format="md")
+    md = next(s for s in sent if s.kind == "followup").files[0][1].decode()
+    assert "Something nobody wanted." not in md
+    retold = await h.slash("winter retell", teller, entry=hidden.n, text="Another way.")
+    assert "retold" in reply_text(retold)
+
+
+async def test_undecided_interrupt_passes_after_the_timeout(h: Harness) -> None:
+    await open_table(h)
+    rng = random.Random(9)
+
+    async def optional_open(i: Any, view: Any) -> bool:
+        return bool(view.optional)
+
+    i = await drive(h, optional_open, rng)
+    cog = h.bot.get_cog("winter")
+    assert cog.timeout_of(i) == 60.0
+    early = await h.service.due_auto_passes(cog.timeout_of)
+    assert early == []
+    later = h.service.clock() + timedelta(seconds=61)
+    outboxes = await h.service.due_auto_passes(cog.timeout_of, now=later)
+    assert outboxes and "did not decide in time" in outboxes[0].public.text
+    assert (await info(h)).version > i.version
+    actions = await h.service.store.actions(i.id)
+    assert actions[-1].user_id is None and '"pass"' in actions[-1].action
+
+
+async def test_winter_commands_elsewhere_explain_themselves(h: Harness) -> None:
+    sent = await h.slash("winter hand", ANN)
+    assert "no Winter Tales table" in reply_text(sent)
+    await h.slash("table new", ANN, uname="Ann", game="treasure")
+    sent = await h.slash("winter tell", ANN, text="hello")
+    assert "not Winter Tales" in reply_text(sent)
+    sent = await h.slash("winter help", BOB)
+    assert "/winter tell" in reply_text(sent)
