@@ -1086,8 +1086,17 @@ class TableService:
             return self._info(t)
 
     async def tables_of_user(self, user_id: int) -> list[TableInfo]:
-        """Live tables where ``user_id`` holds a seat (for /hand and DMs)."""
-        return [self._info(t) for t in list(self._live.values()) if t.seat_of(user_id)]
+        """Live tables where ``user_id`` holds a seat (for /hand and DMs).
+
+        Read from the store, not from memory: DMs arrive on shard 0, whose process
+        may not be the one running the user's table."""
+        out: list[TableInfo] = []
+        for rec in await self.store.load_all_active():
+            if any(s.get("user_id") == user_id for s in rec.seats):
+                async with self._locked(rec.id) as t:
+                    if t.status.live and t.seat_of(user_id):
+                        out.append(self._info(t))
+        return out
 
     # -- play ------------------------------------------------------------------
 
@@ -1117,8 +1126,8 @@ class TableService:
         """Play ``action`` for ``user_id``'s seat, under the table's lock.
 
         Checks, in order: the table exists (NoTable) and is playing (NotPlaying), the
-        user has a seat (NotSeated) that is to act (NotYourTurn), ``expected_version``
-        (when given) matches (StaleVersion), the action parses (IllegalAction) and is
+        user has a seat (NotSeated), ``expected_version`` (when given) matches
+        (StaleVersion), the seat is to act (NotYourTurn), the action parses (IllegalAction) and is
         legal (the engine's GameErrors). Then applies it and commits the new state,
         the action and its events with version+1 in one transaction before returning.
         On any error nothing changes. AI seats that must act next play in the
@@ -1131,10 +1140,12 @@ class TableService:
                 raise NotSeated("You do not have a seat at this table.")
             seat = seat_info.index
             assert t.state is not None
-            if seat not in t.to_act() and not t.game.meta_actions(t.state, seat):
-                raise self._not_your_turn(t)
+            # A button from an older turn is explained as such, even when the turn has
+            # since passed to someone else (the losing half of a double click).
             if expected_version is not None and expected_version != t.rec.version:
                 raise StaleVersion()
+            if seat not in t.to_act() and not t.game.meta_actions(t.state, seat):
+                raise self._not_your_turn(t)
             parsed = t.game.parse_action(action)
             outbox = await self._apply(t, seat, user_id, parsed)
         self._kick_ai(t)
