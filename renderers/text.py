@@ -193,8 +193,15 @@ def fairy_tale_inn_label(action: BaseModel, view: Any) -> str | None:
     return None
 
 
+def _treasure_board(view: Any, name: NameFn) -> str:
+    from renderers.treasure import text_board as treasure_text_board
+
+    return treasure_text_board(view, name)
+
+
 _BOARDS: dict[str, Callable[[Any, NameFn], str]] = {
     "fairy-tale-inn": fairy_tale_inn_board,
+    "treasure": _treasure_board,
 }
 
 _LABELS: dict[str, Callable[[BaseModel, Any], str | None]] = {
