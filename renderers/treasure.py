@@ -481,3 +481,48 @@ def draw(view: Any, names: Sequence[str] | None = None) -> Image.Image:
 def render(view: Any, names: Sequence[str] | None = None) -> bytes:
     """PNG bytes of a Save the Treasure view; ``names`` are the seats' display names."""
     return to_png(draw(view, names))
+
+
+# --------------------------------------------------------------------------- text board
+
+
+def text_board(view: Any, name: Callable[[int], str] | None = None) -> str:
+    """The box as text for the console table: ``::`` grey tile, ``,,`` green tile,
+    figures as letters, an open square as its tale's first letters and ``<``/``>`` for the
+    left/right half, ``..`` a blank side.
+
+    >>> from engines import get_game
+    >>> game = get_game("treasure")
+    >>> print(text_board(game.view(game.setup(1, game.Options(), 1), None)).splitlines()[1])
+    A  ,A,,,,  ::::::  ::::::  ::::::  ::::::
+    """
+    v = _as_view(view)
+    name = name or (lambda s: f"Player {chr(ord('A') + s)}")
+    lines = ["   " + "".join(f"{c + 1:^8}" for c in range(v.cols)).rstrip()]
+    for r in range(v.rows):
+        row = []
+        for cell in v.cells[r * v.cols:(r + 1) * v.cols]:
+            if cell.meadow is not None:
+                fill = "," if cell.meadow == "green" else ":"
+                who = "".join(chr(ord("A") + s) for s in cell.figures)
+                row.append((fill + who + fill * 6)[:6])
+            elif cell.face is not None and cell.face.name is not None:
+                row.append(f"{cell.face.name.removeprefix('The ')[:5]}{'<>'[cell.face.half]}")
+            else:
+                row.append("......")
+        lines.append(f"{chr(ord('A') + r)}  " + "  ".join(row))
+    shown = [f"{c.square} {c.face.name} ({'left' if c.face.half == 0 else 'right'} half)"
+             for c in v.cells if c.face is not None and c.face.name is not None]
+    lines.append("Showing: " + ("; ".join(shown) if shown else "no halves"))
+    lines.append(f"Pages: {len(v.pages)}/{v.total_pages}"
+                 + (f" ({', '.join(v.page_names)})" if v.page_names else ""))
+    if v.king_walking:
+        lines.append(f"King: {v.king} of {v.path_length} steps, "
+                     f"{v.path_length - v.king} to his crown")
+    else:
+        lines.append("King: waiting on his crown until the first page is found")
+    out = [name(s) for s in v.figures_out]
+    if out:
+        lines.append("Out of the garden: " + ", ".join(out))
+    lines.append(v.prompt)
+    return "\n".join(lines)

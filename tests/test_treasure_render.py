@@ -53,3 +53,16 @@ def test_path_starts_at_the_gate_corner_and_goes_clockwise() -> None:
     pts = path_points(8, (0, 0, 100, 100), "br")
     assert pts[0] == (100, 100)
     assert pts[2] == (0, 100) and pts[4] == (0, 0) and pts[6] == (100, 0)
+
+
+def test_console_text_board() -> None:
+    from renderers.text import text_board
+
+    state = GAME.setup(2, GAME.Options(), 3)
+    text = text_board("treasure", GAME.view(state, None), lambda s: ["Ann", "Ben"][s])
+    lines = text.splitlines()
+    assert lines[1].startswith("A  ,AB,,,")
+    assert len(lines[1:6]) == 5 and all(line[0] in "ABCDE" for line in lines[1:6])
+    shown = [c for c in GAME.view(state, None).cells if c.face is not None]
+    assert text.count("half)") == len(shown) == 3
+    assert "King: waiting" in text and "Pages: 0/12" in text
