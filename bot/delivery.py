@@ -346,6 +346,9 @@ class Delivery:
             return await self._post_public(outbox, update, snapshot)
         finally:
             await seq.done(update.version)
+            if not outbox.table.status.live:  # the table is over: forget its bookkeeping
+                self._sequence.pop(update.table_id, None)
+                self._prompts.pop(update.table_id, None)
 
     async def _post_public(
         self, outbox: Outbox, update: PublicUpdate, snapshot: Any | None
