@@ -44,6 +44,12 @@ log = logging.getLogger(__name__)
 CANNOT_DM = 50007
 """Discord's error code for "Cannot send messages to this user" (closed DMs)."""
 
+CANNOT_POST = (
+    "I could not post in this channel, so nobody saw that. Please give me View Channel, "
+    "Send Messages (in Threads too), Attach Files and Read Message History here, then "
+    "use the game's `board` command to bring the board back."
+)
+
 MAX_CONTENT = 2000
 
 GameDelivery = Callable[[Outbox, "discord.Interaction | None", Any], Awaitable[None]]
@@ -316,20 +322,25 @@ class Delivery:
         *,
         interaction: discord.Interaction | None = None,
         snapshot: Any | None = None,
-    ) -> None:
+    ) -> bool:
         """Send everything in ``outbox``. ``interaction`` (already responded to or
         deferred) lets private news for the clicking user go ephemerally when their
-        DMs are closed; ``snapshot`` is the board as :meth:`capture` saw it."""
+        DMs are closed; ``snapshot`` is the board as :meth:`capture` saw it.
+
+        Returns False when the public update could not be posted (the bot may not
+        send messages in that channel): the caller tells the user."""
         if snapshot is None:
             snapshot = await self.capture(outbox)
         hook = self.game_hooks.get(outbox.table.game_id)
         if hook is not None:
             await hook(outbox, interaction, snapshot)
-            return
+            return True
+        posted = True
         if outbox.public is not None:
-            await self.post_public(outbox, snapshot)
+            posted = await self.post_public(outbox, snapshot) is not None
         for private in outbox.private:
             await self.post_private(private, outbox.table, interaction=interaction)
+        return posted
 
     async def post_public(
         self, outbox: Outbox, snapshot: Any | None = None

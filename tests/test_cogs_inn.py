@@ -458,3 +458,26 @@ async def test_reminders_ping_the_player_with_fresh_buttons(h: Harness) -> None:
     sent = await play(h)
     assert (await h.service.status(info.id)).version == 1
     assert only(sent, "edit_message").message_id == reminder.message_id
+
+
+async def test_missing_channel_permissions_are_reported(h: Harness) -> None:
+    """If the bot may not post in the channel, the person is told, not left waiting."""
+    await h.slash("table new", ANN, uname="Ann", game="fairy-tale-inn")
+    await h.slash("table join", BOB, uname="Bob")
+    h.fake.fail_channel_posts = True
+    sent = await h.slash("table start", ANN)
+    ack = only(sent, "followup")
+    assert ack.ephemeral and "could not post" in ack.content and "Send Messages" in ack.content
+    info = await h.service.status(CHANNEL_ID)
+    assert info.version == 0  # the game did start: it is in the database
+    h.fake.fail_channel_posts = False
+    sent = await h.slash("inn board", ANN)
+    prompt = only(sent, "channel_message")
+    h.fake.fail_channel_posts = True
+    mover = info.to_act_users[0]
+    enabled = next(b for b in prompt.buttons() if not b.get("disabled"))
+    menu = only(await h.click(enabled["custom_id"], mover, prompt), "callback")
+    sent = await h.click(menu.custom_ids[0], mover, menu)
+    warning = only(sent, "followup")
+    assert warning.ephemeral and "could not post" in warning.content
+    assert (await h.service.status(info.id)).version == 1

@@ -11,6 +11,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.common import delivery_of, service_of
+from bot.delivery import CANNOT_POST
 from bot.tables import NoTable, TableInfo, TableStatus
 from engines import get_game
 
@@ -81,7 +82,7 @@ class Inn(commands.GroupCog, group_name="inn", group_description="Fairy Tale Inn
         await interaction.response.defer(ephemeral=True, thinking=True)
         sent = await delivery_of(interaction).post_board(info)
         await interaction.followup.send(
-            "Here it is." if sent is not None else "I could not post in this channel.",
+            "Here it is." if sent is not None else CANNOT_POST,
             ephemeral=True,
         )
 

@@ -19,6 +19,7 @@ from discord.ext import commands
 from pydantic import BaseModel, Field
 
 from bot.cogs.common import delivery_of, display_name, parse_options, service_of
+from bot.delivery import CANNOT_POST
 from bot.tables import NoTable, TableInfo, TableService, TableStatus, UnknownGame
 from bot.ui.items import build_view
 
@@ -156,8 +157,8 @@ def _can_manage(interaction: discord.Interaction) -> bool:
 
 async def _deliver_outbox(interaction: discord.Interaction, outbox: Any, ack: str) -> None:
     """Post the outbox's public news in the channel and answer the caller privately."""
-    await delivery_of(interaction).deliver(outbox, interaction=interaction)
-    await interaction.followup.send(ack, ephemeral=True)
+    posted = await delivery_of(interaction).deliver(outbox, interaction=interaction)
+    await interaction.followup.send(ack if posted else CANNOT_POST, ephemeral=True)
 
 
 # --------------------------------------------------------------------------- /table

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
+from bot.delivery import CANNOT_POST
 from bot.tables import NoTable, TableInfo, TableService, TableStatus
 from bot.ui.adapter import UnknownChoice
 from bot.ui.items import build_view
@@ -144,7 +145,10 @@ class TurnController:
             return
         snapshot = await self.delivery.capture(outbox)  # before any network wait
         await self._settle_clicked_message(interaction, resolution.done_text)
-        await self.delivery.deliver(outbox, interaction=interaction, snapshot=snapshot)
+        posted = await self.delivery.deliver(outbox, interaction=interaction, snapshot=snapshot)
+        if not posted:
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.followup.send(CANNOT_POST, ephemeral=True)
 
     async def _settle_clicked_message(
         self, interaction: discord.Interaction, done_text: str | None
