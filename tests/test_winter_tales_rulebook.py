@@ -1,0 +1,294 @@
+"""The Winter Tales rulebook's worked examples, replayed move by move on the engine.
+
+Each test names the example it follows; the table is arranged as the example describes it
+(who controls which character where, who holds how many cards), then the example's moves
+are played and its stated results checked.
+"""
+
+from __future__ import annotations
+
+from engines.winter_tales.chapters import route
+from engines.winter_tales.state import BoardQuest
+from tests.test_winter_tales_helpers import G, act, arrange, give, kinds, seat_of, started, top
+
+
+def _seven() -> tuple[object, dict[str, int]]:
+    """Seven players named as in the examples: Spring Edoardo, Achille, Clara; Winter
+    Francesca, Benedetta, Daniele; Giovanni the Writer."""
+    st = started(7, seed=3)
+    springs = [s for s in st.order if st.factions[s] == "spring"]
+    winters = [s for s in st.order if st.factions[s] == "winter"]
+    names = {"edoardo": springs[0], "achille": springs[1], "clara": springs[2],
+             "francesca": winters[0], "benedetta": winters[1], "daniele": winters[2],
+             "giovanni": seat_of(st, "writer")}
+    return st, names
+
+
+# --------------------------------------------------------------------------- movement
+
+
+def test_movement_costs_of_the_examples() -> None:
+    """Grumpy, Fair of Wonders to Nightmares Factory: a card to the Square and the Asylum,
+    another to a Square and the Factory. The Tin Man, Winter Prison to the Factory: one
+    card. Dorothy, Memory Lane Cemetery to the Factory: three cards. Dorothy, Oaks Park to
+    the Cemetery through one Square: one card."""
+    st = started(4, seed=1)
+    a, b, _c, _d = st.order
+    arrange(st, {a: {"grumpy": "fair_of_wonders", "tin_man": "winter_prison",
+                     "grandma_dorothy": "memory_lane_cemetery"},
+                 b: {"wolf": "curfew_square"}}, turn=a)
+    path, cost = route(st, "grumpy", "nightmares_factory")
+    assert cost == 2 and len(path) == 4
+    assert [space_kind(p) for p in path] == ["square", "location", "square", "location"]
+    assert path[1] == "mad_hatter_asylum"
+    assert route(st, "tin_man", "nightmares_factory")[1] == 1
+    assert route(st, "grandma_dorothy", "nightmares_factory")[1] == 3
+    st.figures["grandma_dorothy"].space = "oaks_park"
+    path, cost = route(st, "grandma_dorothy", "memory_lane_cemetery")
+    assert cost == 1 and [space_kind(p) for p in path] == ["square", "location"]
+    # played for real: two discards take Grumpy the four spaces, no third is needed
+    give(st, a, 2)
+    act(st, a, "activate", character="grumpy")
+    hand = len(st.hands[a])
+    for i, space in enumerate(["statue_square", "mad_hatter_asylum", "soot_square",
+                               "nightmares_factory"]):
+        card = st.hands[a][0] if i % 2 == 0 else None
+        act(st, a, "move", to=space, card=card)
+    assert st.figures["grumpy"].space == "nightmares_factory"
+    assert len(st.hands[a]) == hand - 2
+
+
+def space_kind(space: str) -> str:
+    from engines.winter_tales.content import load_content
+
+    return load_content().map.space(space).kind
+
+
+# --------------------------------------------------------------------------- Quests
+
+
+def test_quest_generation_example() -> None:
+    """Edoardo activates Pinocchio, draws 3 and generates the Great Artefact: not in the
+    Nightmares Factory (the Freezing Horror is there), but Oaks Park or the Fair of Wonders
+    would do; he places it at the Fair of Wonders, Spring side."""
+    st = started(4, seed=1)
+    a, b, _c, _d = st.order
+    arrange(st, {a: {"pinocchio": "winter_prison"}, b: {"wolf": "curfew_square"}},
+            quests=[BoardQuest(counter="freezing_horror", quest="freezing_horror",
+                               faction="winter", space="nightmares_factory")], turn=a)
+    give(st, a, 0)
+    act(st, a, "activate", character="pinocchio")
+    assert len(st.hands[a]) == 3
+    targets = {x.target for x in G.legal_actions(st, a)
+               if x.kind == "generate_quest" and x.counter == "the_great_artefact_spring"}
+    assert "nightmares_factory" not in targets
+    assert {"oaks_park", "fair_of_wonders"} <= targets
+    # a Spring character generates only Spring Quests
+    counters = {x.counter for x in G.legal_actions(st, a) if x.kind == "generate_quest"}
+    assert "the_great_artefact_winter" not in counters and "freezing_horror" not in counters
+    act(st, a, "generate_quest", counter="the_great_artefact_spring", target="fair_of_wonders",
+        text="They needed a relic to inspire the Resistance.")
+    q = next(q for q in st.quests if q.counter == "the_great_artefact_spring")
+    assert q.space == "fair_of_wonders" and q.faction == "spring"
+    # each Quest is generated once per game
+    assert "the_great_artefact_spring" in st.used_counters
+
+
+def test_quest_facing_example_a_new_hope() -> None:
+    """The "A New Hope" example, from Grumpy's walk to the count (Spring 6, Winter 5)."""
+    st, p = _seven()
+    ed, fr, gi, ac, be, cl, da = (p[k] for k in ("edoardo", "francesca", "giovanni",
+                                                 "achille", "benedetta", "clara", "daniele"))
+    arrange(st, {ed: {"grumpy": "fair_of_wonders"},
+                 fr: {"white_rabbit": "nightmares_factory", "fox_and_cat": "soot_square"},
+                 gi: {"little_match_girl": "puppets_theatre", "mad_hatter": "ribbon_square"},
+                 ac: {"tin_man": "winter_prison"},
+                 be: {"candlewick": "siren_square", "wolf": "parade_square"},
+                 cl: {"grandma_dorothy": "memory_lane_cemetery"},
+                 da: {"snow_white": "curfew_square", "mangiafuoco": "icicle_square"}},
+            quests=[BoardQuest(counter="a_new_hope", quest="a_new_hope", faction="spring",
+                               space="nightmares_factory")], turn=ed)
+    for ch in ("white_rabbit", "fox_and_cat", "wolf", "candlewick", "snow_white"):
+        st.figures[ch].ready = False  # already activated this Chapter
+    give(st, ed, 1)
+    give(st, fr, 5)
+    give(st, gi, 2)
+    give(st, ac, 2)
+    give(st, be, 0)
+    give(st, cl, 1)
+    give(st, da, 0)
+    act(st, ed, "activate", character="grumpy")
+    assert len(st.hands[ed]) == 4  # draws 3
+    # Grumpy passes the Square where no Soldier stands, then the Asylum, and so on
+    act(st, ed, "move", to="statue_square", card=st.hands[ed][0])
+    act(st, ed, "move", to="mad_hatter_asylum")
+    act(st, ed, "move", to="soot_square", card=st.hands[ed][0])
+    # Francesca's Fox and the Cat stand in this Square: she may start a Battle
+    assert G.to_act(st) == [fr] and "battle" in kinds(st, fr)
+    act(st, fr, "pass")
+    act(st, ed, "move", to="nightmares_factory")
+    # the White Rabbit is there too: another chance for a Battle, declined
+    act(st, fr, "pass")
+    act(st, ed, "start_quest", counter="a_new_hope")
+    act(st, ed, "tell", text="Grumpy follows the floating petal through the Fair.")
+    # activation of more characters, clockwise from Edoardo's left
+    asked: list[int] = []
+    while top(st).kind == "quest" and top(st).stage == "join":
+        seat = G.to_act(st)[0]
+        asked.append(seat)
+        if seat == ac:
+            act(st, ac, "activate", character="tin_man")
+            assert len(st.hands[ac]) == 5
+            act(st, ac, "move", to="siren_square", card=st.hands[ac][0])
+            # Candlewick is here but Benedetta has no Story card: no Battle is offered
+            assert G.to_act(st) == [ac]
+            act(st, ac, "move", to="nightmares_factory")
+            # the White Rabbit stands in the Factory: Francesca could fight; she does not
+            assert G.to_act(st) == [fr]
+            act(st, fr, "pass")
+            act(st, ac, "take_part", text="Something was alive here...")
+        else:
+            act(st, seat, "pass")
+    # Francesca (all activated) and Benedetta (no ready character) are not asked
+    assert asked == [s for s in _clockwise(st, ed) if s in (gi, ac, cl, da)]
+    # the Acting Player's plot: one card, Spring side
+    assert top(st).stage == "plot" and G.to_act(st) == [ed]
+    act(st, ed, "play_card", card=st.hands[ed][0], side="spring", text="reassuring glow")
+    act(st, ed, "done")
+    # other players step in: Francesca with the White Rabbit (activated, but there)
+    stepped: list[int] = []
+    while top(st).stage == "step_in":
+        seat = G.to_act(st)[0]
+        stepped.append(seat)
+        if seat == fr:
+            act(st, fr, "step_in", character="white_rabbit")
+            for _ in range(5):
+                act(st, fr, "play_card", card=st.hands[fr][0], side="winter")
+            act(st, fr, "done")
+        elif seat == ac:
+            act(st, ac, "step_in", character="tin_man")
+            while st.hands[ac] and top(st).cards["spring"] < 5:
+                act(st, ac, "play_card", card=st.hands[ac][0], side="spring")
+            act(st, ac, "done")
+        else:
+            raise AssertionError(f"seat {seat} has no character at the Factory")
+    # only those with a character at the Factory are asked (Giovanni's are elsewhere)
+    assert stepped == [s for s in _clockwise(st, ed) if s in (fr, ac)]
+    # Edoardo's last card
+    assert top(st).stage == "last"
+    act(st, ed, "play_card", card=st.hands[ed][0], side="spring",
+        text="the champion the Fairy Tales had been waiting for")
+    q = top(st)
+    assert q.cards == {"spring": 6, "winter": 5} and q.result == "spring"
+    # Achille played 4 Spring cards, the most for the winning Faction: he chooses
+    assert q.chooser == ac
+    act(st, ed, "tell", text="Spring now had a champion on its side.")
+    choice = G.legal_actions(st, ac)[0]
+    act(st, ac, "choose_memory", card=choice.card, slot=choice.slot)
+    assert st.memories[0].faction == "spring" and st.memories[0].counter == "a_new_hope"
+    assert st.memories[0].slot == 1 and st.bookmark == 1
+    assert st.ongoing is None and not st.quests
+
+
+def _clockwise(st: object, seat: int) -> list[int]:
+    from engines.winter_tales.common import others_clockwise
+
+    return others_clockwise(st, seat)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- Battle
+
+
+def test_battle_example_mad_hatter_stops_dorothy() -> None:
+    """Clara moves Dorothy from Oaks Park towards the Cemetery; in the Square between them
+    Daniele's Mad Hatter blocks her and starts a Battle. The last card played wins."""
+    st = started(4, seed=1)
+    clara, daniele, _c, _d = st.order
+    arrange(st, {clara: {"grandma_dorothy": "oaks_park"},
+                 daniele: {"mad_hatter": "mourners_square"}}, turn=clara)
+    give(st, clara, 1)
+    give(st, daniele, 2)
+    act(st, clara, "activate", character="grandma_dorothy")
+    act(st, clara, "move", to="mourners_square", card=st.hands[clara][0])
+    assert G.to_act(st) == [daniele]
+    act(st, daniele, "battle", character="mad_hatter")
+    # Winter attack round: one card on the Winter side, no passing before it
+    assert "pass" not in kinds(st, daniele)
+    assert {x.side for x in G.legal_actions(st, daniele) if x.kind == "play_card"} == {"winter"}
+    act(st, daniele, "play_card", card=st.hands[daniele][0], side="winter")
+    assert {x.side for x in G.legal_actions(st, clara) if x.kind == "play_card"} == {"spring"}
+    act(st, clara, "play_card", card=st.hands[clara][0], side="spring")
+    act(st, daniele, "play_card", card=st.hands[daniele][0], side="winter")
+    act(st, clara, "pass")
+    # Winter played last: Dorothy's movement stops and she is incapacitated
+    dorothy = st.figures["grandma_dorothy"]
+    assert dorothy.incapacitated and dorothy.space == "mourners_square"
+
+
+# --------------------------------------------------------------------------- Trap
+
+
+def test_trap_example_candlewick_and_the_fake_letter() -> None:
+    """Benedetta moves Candlewick from the Square between the Asylum and Oaks Park towards
+    the Cemetery; Achille's Alice springs a Trap in Oaks Park with a fake letter, hides 2
+    cards Spring side up and 1 Winter side up; Benedetta defends with 2 cards: a draw.
+    Candlewick's movement is blocked (back where it started) but he is not incapacitated."""
+    st = started(4, seed=1)
+    achille, benedetta, _c, _d = st.order
+    arrange(st, {achille: {"alice": "oaks_park"},
+                 benedetta: {"candlewick": "lantern_square"}}, turn=benedetta)
+    give(st, achille, 4)
+    give(st, benedetta, 0)
+    act(st, benedetta, "activate", character="candlewick")
+    assert len(st.hands[benedetta]) == 3
+    act(st, benedetta, "move", to="oaks_park", card=st.hands[benedetta][0])
+    assert G.to_act(st) == [achille]
+    act(st, achille, "trap", character="alice")
+    act(st, achille, "play_card", card=st.hands[achille][0], side="spring",
+        text="a fake letter")
+    cards = list(st.hands[achille])
+    assert len(cards) == 3
+    act(st, achille, "hide_card", card=cards[0], side="spring")
+    act(st, achille, "hide_card", card=cards[1], side="spring")
+    act(st, achille, "hide_card", card=cards[2], side="winter")
+    act(st, achille, "done")
+    # Benedetta does not know how many count: her view shows only how many lie there
+    v = G.view(st, benedetta)
+    assert v.trap_hidden_count == 3 and not v.trap_hidden
+    assert G.to_act(st) == [benedetta]
+    act(st, benedetta, "play_card", card=st.hands[benedetta][0], side="winter")
+    act(st, benedetta, "play_card", card=st.hands[benedetta][0], side="winter")
+    # her hand is empty now, so the Trap is revealed at once
+    assert not st.hands[benedetta] and top(st).kind == "tell"
+    candlewick = st.figures["candlewick"]
+    assert candlewick.space == "lantern_square" and not candlewick.incapacitated
+    # the Trap card and every card of both rounds are discarded
+    assert set(cards) <= set(st.discard)
+    act(st, achille, "tell", text="He forgot why he had wanted to reach Memory Lane.")
+    # the activation ended there
+    assert not any(f.kind == "activation" for f in st.stack)
+
+
+# --------------------------------------------------------------------------- Save
+
+
+def test_save_example_scarecrow_frees_dorothy() -> None:
+    """Edoardo activates the Scarecrow, draws 3, moves him from the Puppets Theatre to
+    Winter Prison where the incapacitated Dorothy lies, and saves her with 2 cards."""
+    st = started(4, seed=1)
+    edoardo, b, _c, _d = st.order
+    arrange(st, {edoardo: {"scarecrow": "puppets_theatre", "grandma_dorothy": "winter_prison"},
+                 b: {"wolf": "parade_square"}}, turn=edoardo)
+    st.figures["grandma_dorothy"].incapacitated = True
+    give(st, edoardo, 0)
+    act(st, edoardo, "activate", character="scarecrow")
+    act(st, edoardo, "move", to="curfew_square", card=st.hands[edoardo][0])
+    act(st, edoardo, "move", to="winter_prison")
+    assert any(x.kind == "save" and x.target == "grandma_dorothy" and x.savior == "scarecrow"
+               for x in G.legal_actions(st, edoardo))
+    act(st, edoardo, "save", target="grandma_dorothy", savior="scarecrow")
+    act(st, edoardo, "play_card", card=st.hands[edoardo][0], side="spring")
+    assert st.figures["grandma_dorothy"].incapacitated  # one card is not enough
+    act(st, edoardo, "play_card", card=st.hands[edoardo][0], side="spring")
+    assert not st.figures["grandma_dorothy"].incapacitated
+    assert not st.hands[edoardo]
