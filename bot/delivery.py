@@ -37,7 +37,7 @@ from bot.ui.adapter import GameUI
 from bot.ui.games import get_ui
 from bot.ui.items import build_view
 
-__all__ = ["CANNOT_DM", "Delivery", "DmMemory", "Renderer"]
+__all__ = ["CANNOT_DM", "CANNOT_POST", "Delivery", "DmMemory", "Renderer"]
 
 log = logging.getLogger(__name__)
 
@@ -81,36 +81,39 @@ def _has_renderer(game_id: str) -> bool:
 
 
 class DmMemory:
-    """Users whose DMs are closed, remembered across restarts (a small table in the
-    bot's SQLite file; in memory when no path is given)."""
+    """Users whose DMs are closed, remembered across restarts and shared by every bot
+    process (a small table in the bot's SQLite file; in memory when no path is given)."""
 
     def __init__(self, path: str | Path | None = None) -> None:
         self._path = str(path) if path is not None else None
         self._closed: set[int] = set()
-        self._loaded = self._path is None
+        self._created = False
 
-    async def _ensure(self) -> None:
-        if self._loaded or self._path is None:
-            return
-        async with aiosqlite.connect(self._path) as db:
+    async def _ensure(self, db: aiosqlite.Connection) -> None:
+        if not self._created:
             await db.execute(
                 "CREATE TABLE IF NOT EXISTS delivery_dm_closed"
                 " (user_id INTEGER PRIMARY KEY, since TEXT NOT NULL)"
             )
             await db.commit()
-            async with db.execute("SELECT user_id FROM delivery_dm_closed") as cur:
-                self._closed = {int(row[0]) async for row in cur}
-        self._loaded = True
+            self._created = True
 
     async def is_closed(self, user_id: int) -> bool:
-        await self._ensure()
-        return user_id in self._closed
+        if self._path is None:
+            return user_id in self._closed
+        # Read through every time: another process (shard) may have learnt it.
+        async with aiosqlite.connect(self._path) as db:
+            await self._ensure(db)
+            async with db.execute(
+                "SELECT 1 FROM delivery_dm_closed WHERE user_id = ?", (user_id,)
+            ) as cur:
+                return await cur.fetchone() is not None
 
     async def mark_closed(self, user_id: int) -> None:
-        await self._ensure()
         self._closed.add(user_id)
         if self._path is not None:
             async with aiosqlite.connect(self._path) as db:
+                await self._ensure(db)
                 await db.execute(
                     "INSERT OR REPLACE INTO delivery_dm_closed (user_id, since) VALUES (?, ?)",
                     (user_id, datetime.now(UTC).isoformat()),
@@ -119,10 +122,10 @@ class DmMemory:
 
     async def forget(self, user_id: int) -> None:
         """Try DMs again for this user (they opened their DMs)."""
-        await self._ensure()
         self._closed.discard(user_id)
         if self._path is not None:
             async with aiosqlite.connect(self._path) as db:
+                await self._ensure(db)
                 await db.execute("DELETE FROM delivery_dm_closed WHERE user_id = ?", (user_id,))
                 await db.commit()
 
