@@ -389,15 +389,36 @@ def test_resistance_objective_after_a_trap_incapacitates() -> None:
 
 def test_connection_objective_in_one_activation() -> None:
     st, a, b, _c, _d = _four(objective=True)
+    arrange(st, {a: {"alice": "carousel_square"}, b: {"wolf": "curfew_square"}}, turn=a)
+    obj = _objective(st, a, "connection_mansion_asylum")
+    give(st, a, 3)
+    act(st, a, "activate", character="alice")
+    assert not obj.revealed and obj.seen == []
+    act(st, a, "move", to="dorothys_mansion", card=st.hands[a][0])
+    # moving to one of the Locations reveals the card
+    assert obj.revealed and obj.seen == ["dorothys_mansion"] and not obj.achieved
+    for to, card in (("carousel_square", False), ("fair_of_wonders", True),
+                     ("statue_square", False), ("mad_hatter_asylum", True)):
+        act(st, a, "move", to=to, card=st.hands[a][0] if card else None)
+    assert obj.achieved and top(st).offer == "objective"
+
+
+def test_connection_objective_does_not_count_the_starting_location() -> None:
+    """"Move through the Locations ... when the Fairy Tale moves to one of them": a
+    Fairy Tale starting its activation in one Location has not moved to it."""
+    st, a, b, _c, _d = _four(objective=True)
     arrange(st, {a: {"alice": "dorothys_mansion"}, b: {"wolf": "curfew_square"}}, turn=a)
     obj = _objective(st, a, "connection_mansion_asylum")
     give(st, a, 2)
     act(st, a, "activate", character="alice")
-    assert obj.revealed and obj.seen == ["dorothys_mansion"]
+    assert not obj.revealed and obj.seen == []
     for to, card in (("carousel_square", True), ("fair_of_wonders", False),
                      ("statue_square", True), ("mad_hatter_asylum", False)):
         act(st, a, "move", to=to, card=st.hands[a][0] if card else None)
-    assert obj.achieved and top(st).offer == "objective"
+    # only the Asylum was reached by moving: revealed, not completed
+    assert obj.revealed and obj.seen == ["mad_hatter_asylum"] and not obj.achieved
+    # the card stays face up; in another activation it may still be completed
+    assert not any(f.kind == "offer" for f in st.stack)
 
 
 def test_quest_memory_may_overwrite_an_objective_memory() -> None:

@@ -14,8 +14,8 @@ Conditions (data/winter_tales/objectives.json):
   Garrison - Soldiers stand in more different Locations than Fairy Tales;
   Rescue - you Save an incapacitated Fairy Tale;
   Resistance - a Fairy Tale of yours incapacitates a Soldier with a Trap;
-  Connection - one of your Fairy Tales reaches both named Locations in one activation (the
-    card is revealed when it reaches the first).
+  Connection - one of your Fairy Tales moves into both named Locations in one activation
+    (the card is revealed when it reaches the first; the space it starts in does not count).
 The Objective skill (Alice, Candlewick) swaps an uncompleted Objective for another of the
 same Faction during the character's activation.
 """
@@ -93,10 +93,11 @@ def reveal(obj: HeldObjective, ev: Events) -> None:
 
 
 def on_activation(state: WinterState, seat: Seat, fig: Figure, ev: Events) -> None:
+    # A new activation starts a new try. The space the Fairy Tale starts in does not count:
+    # the card asks to "move through" the Locations, revealed "when the Fairy Tale moves to"
+    # one of them (so starting in one and stepping out is not a visit).
     for obj in open_objectives(state, seat, "connection"):
         obj.seen = []
-        if fig.faction == "spring":
-            _visit(state, obj, fig.space, ev)
 
 
 def _visit(state: WinterState, obj: HeldObjective, space: str | None, ev: Events) -> None:
