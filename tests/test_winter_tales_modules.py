@@ -497,7 +497,8 @@ def test_x_card_hides_the_passage_and_tells_only_the_arbiter() -> None:
     with pytest.raises(IllegalAction):
         act(st, b, "retell", entry=entry.n, text="another way")
     act(st, a, "retell", entry=entry.n, text="Alice hums a song instead.")
-    assert not entry.hidden and G.view(st, b).transcript[-1].text == "Alice hums a song instead."
+    assert not st.transcript[entry.n].hidden
+    assert G.view(st, b).transcript[-1].text == "Alice hums a song instead."
 
 
 def test_arbiter_strikes_and_asks_for_retelling() -> None:
@@ -541,3 +542,21 @@ def test_narration_out_of_turn_needs_text() -> None:
     assert st.transcript[-1].text == "Meanwhile, snow fell on the Fair."
     with pytest.raises(IllegalAction):
         act(st, b, "narrate")
+
+
+def test_copies_share_no_changeable_story() -> None:
+    """copy_state shares transcript entries; rulings and new passages on the copy must not
+    reach the original (entries are replaced, never changed in place)."""
+    st, a, b, _c, _d = _four()
+    act(st, a, "narrate", text="The snow fell on the Prison roofs.")
+    act(st, b, "narrate", text="Wolf watched from the tower.")
+    first, second = st.transcript[-2].n, st.transcript[-1].n
+    twin = G.copy_state(st)
+    assert G.dump_state(twin) == G.dump_state(st)
+    act(twin, twin.arbiter, "strike", entry=first)
+    act(twin, a, "x_card")
+    act(twin, a, "narrate", text="Only in the copy.")
+    assert twin.transcript[first].struck and twin.transcript[second].hidden
+    assert not st.transcript[first].struck and not st.transcript[second].hidden
+    assert st.transcript[first].text == "The snow fell on the Prison roofs."
+    assert len(twin.transcript) == len(st.transcript) + 2  # the ruling and the passage

@@ -94,6 +94,17 @@ def ruling(state: WinterState, text: str, note: str | None, ev: Events) -> None:
                     state.arbiter))
 
 
+def _update(state: WinterState, n: int, **changes: object) -> Entry:
+    """Replace transcript entry ``n`` by a changed copy.
+
+    Entries are never changed in place, so copies of the state may share them (see
+    ``WinterTales.copy_state``).
+    """
+    entry = state.transcript[n].model_copy(update=changes)
+    state.transcript[n] = entry
+    return entry
+
+
 def apply_meta(state: WinterState, seat: Seat, action: Action, ev: Events) -> None:
     if isinstance(action, Narrate):
         if not action.text or not action.text.strip():
@@ -103,28 +114,23 @@ def apply_meta(state: WinterState, seat: Seat, action: Action, ev: Events) -> No
     elif isinstance(action, XCard):
         entry = last_narration(state)
         assert entry is not None
-        entry.hidden = True
+        entry = _update(state, entry.n, hidden=True)
         ev.append(event("x_card", f"The X-card was raised: passage #{entry.n} is hidden until "
                         "it is retold.", entry=entry.n))
         ev.append(x_card_notice(entry.n, state.arbiter))
     elif isinstance(action, Retell):
-        entry = state.transcript[action.entry]
         if not action.text or not action.text.strip():
             raise IllegalAction("Retell the passage: the new text is empty.")
-        entry.text = action.text
-        entry.hidden = False
+        entry = _update(state, action.entry, text=action.text, hidden=False)
         ev.append(event("retold", f"{{0}} retells passage #{entry.n}.", seat, entry=entry.n))
     elif isinstance(action, AskRetell):
-        entry = state.transcript[action.entry]
-        entry.hidden = True
+        entry = _update(state, action.entry, hidden=True)
         ruling(state, f"passage #{entry.n} is to be retold", action.text, ev)
         if entry.seat is not None:
             ev.append(event("retell_asked", f"The Story Arbiter asks you to retell passage "
                             f"#{entry.n}.", entry.seat, private=(entry.seat,), entry=entry.n))
     elif isinstance(action, Strike):
-        entry = state.transcript[action.entry]
-        entry.struck = True
-        entry.hidden = True
+        entry = _update(state, action.entry, struck=True, hidden=True)
         ruling(state, f"passage #{entry.n} is struck from the story", action.text, ev)
     elif isinstance(action, RuleBookmark):
         quests.ruling_link(state, action.made)
