@@ -534,9 +534,9 @@ class Harness:
         return sent[0]
 
     async def click(self, custom_id: str, user: int, message: Sent | None = None,
-                    values: list[str] | None = None) -> list[Sent]:
+                    values: list[str] | None = None, uname: str | None = None) -> list[Sent]:
         payload = self.fake.click_payload(custom_id, user_id=user, message=message,
-                                          values=values)
+                                          values=values, name=uname)
         return await self.fake.dispatch(self.bot, payload)
 
 

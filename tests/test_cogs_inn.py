@@ -30,7 +30,7 @@ from tests.discord_fakes import (
 )
 
 GAME = get_game("fairy-tale-inn")
-CODE = re.compile(r"^(s\d|d\dc\d|r\d|x|e|turn)$")
+CODE = re.compile(r"^(s\d|d\dc\d|r\d|x|e|turn|lobby\.(join|leave|ai|start))$")
 
 
 @pytest.fixture

@@ -288,3 +288,51 @@ async def test_admin_sync_is_owner_only(h: Harness) -> None:
 
 async def test_no_commands_are_synced_on_start(h: Harness) -> None:
     assert not [s for s in h.fake.sent if s.kind == "sync"]
+
+
+# --------------------------------------------------------------------------- lobby buttons
+
+
+async def test_lobby_buttons_join_add_ai_and_start(h: Harness) -> None:
+    sent = await h.slash("table new", ANN, uname="Ann", game="fairy-tale-inn")
+    lobby = only(sent, "callback")
+    info = await h.service.status(CHANNEL_ID)
+    assert lobby.custom_ids == [f"ft:{info.id}:0:lobby.{c}" for c in ("join", "leave", "ai",
+                                                                     "start")]
+    start = next(b for b in lobby.buttons() if b["custom_id"].endswith("start"))
+    assert start.get("disabled")  # one player is not enough yet
+
+    sent = await h.click(f"ft:{info.id}:0:lobby.join", BOB, lobby, uname="Bob")
+    update = only(sent, "callback")
+    assert update.response_type == 7  # the lobby message is updated in place
+    assert "Bob sat down" in update.content and "Bob" in update.content
+    assert [s.user_id for s in (await h.service.status(CHANNEL_ID)).seats] == [ANN, BOB]
+    join = next(b for b in update.buttons() if b["custom_id"].endswith("join"))
+    assert join.get("disabled")  # the table is full
+
+    # only the host starts; a refusal is private and changes nothing
+    reply = only(await h.click(f"ft:{info.id}:0:lobby.start", BOB, update), "callback")
+    assert reply.ephemeral and "host" in reply.content
+    sent = await h.click(f"ft:{info.id}:0:lobby.start", ANN, update)
+    assert only(sent, "callback").response_type == 6
+    assert "has started" in only(sent, "edit_original").content
+    board = only(sent, "channel_message")
+    assert board.custom_ids and all(c.startswith(f"ft:{info.id}:0:s") for c in board.custom_ids)
+    # an old lobby button after the start
+    reply = only(await h.click(f"ft:{info.id}:0:lobby.join", CAROL, update), "callback")
+    assert reply.ephemeral and "already started" in reply.content
+
+
+async def test_lobby_buttons_refuse_privately(h: Harness) -> None:
+    lobby = only(await h.slash("table new", ANN, uname="Ann", game="fairy-tale-inn"), "callback")
+    info = await h.service.status(CHANNEL_ID)
+    reply = only(await h.click(f"ft:{info.id}:0:lobby.ai", BOB, lobby), "callback")
+    assert reply.ephemeral and "host" in reply.content
+    reply = only(await h.click(f"ft:{info.id}:0:lobby.join", ANN, lobby), "callback")
+    assert reply.ephemeral and "already" in reply.content
+    sent = await h.click(f"ft:{info.id}:0:lobby.ai", ANN, lobby)
+    assert "AI player joined" in only(sent, "callback").content
+    sent = await h.click(f"ft:{info.id}:0:lobby.leave", ANN, lobby)
+    assert "closed" in only(sent, "callback").content  # only an AI was left
+    reply = only(await h.click(f"ft:{info.id}:0:lobby.join", BOB, lobby), "callback")
+    assert reply.ephemeral and "closed" in reply.content

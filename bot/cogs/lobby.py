@@ -22,6 +22,7 @@ from bot.cogs.common import delivery_of, display_name, parse_options, service_of
 from bot.delivery import CANNOT_POST
 from bot.tables import NoTable, TableInfo, TableService, TableStatus, UnknownGame
 from bot.ui.items import build_view
+from bot.ui.lobby import lobby_view
 
 if TYPE_CHECKING:
     from bot.client import FabletopBot
@@ -209,6 +210,7 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
         await interaction.response.send_message(
             f"{display_name(interaction.user)} opened a **{info.game_name}** table.\n"
             f"{info.text}",
+            view=lobby_view(info, service.ai_levels(info.game_id)),
             allowed_mentions=discord.AllowedMentions.none(),
         )
 

@@ -21,6 +21,7 @@ from bot.delivery import CANNOT_POST
 from bot.tables import NoTable, TableInfo, TableService, TableStatus
 from bot.ui.adapter import UnknownChoice
 from bot.ui.items import build_view
+from bot.ui.lobby import LOBBY_PREFIX, LobbyClicks
 
 if TYPE_CHECKING:
     from bot.delivery import Delivery
@@ -51,6 +52,7 @@ class TurnController:
     def __init__(self, service: TableService, delivery: Delivery) -> None:
         self.service = service
         self.delivery = delivery
+        self.lobby = LobbyClicks(service, delivery)
         self.hooks: dict[str, ClickHook] = {}
         """game id -> a click handler of its own (modals, DM hand messages); it gets the
         table info and does its own checks (:meth:`refusal` is there to reuse)."""
@@ -101,6 +103,9 @@ class TurnController:
     async def _handle(
         self, interaction: discord.Interaction, table_id: str, version: int, code: str
     ) -> None:
+        if code.startswith(LOBBY_PREFIX):
+            await self.lobby.handle(interaction, table_id, code)
+            return
         if self.hooks:
             try:
                 found = await self.service.status(table_id)

@@ -1,0 +1,144 @@
+"""Buttons on a lobby message: Join, Leave, Add AI, Start.
+
+They are ordinary :class:`~bot.ui.items.GameButton` s with ``lobby.*`` codes (the
+table version is 0 until the game starts), so they survive restarts like every
+other button. A click refreshes the lobby message in place; Start turns it into a
+short note and posts the board.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot.tables import NoTable, TableInfo, TableService, TableStatus
+from bot.ui.adapter import Choice, Menu
+from bot.ui.items import build_view
+
+if TYPE_CHECKING:
+    from bot.delivery import Delivery
+
+__all__ = ["LOBBY_PREFIX", "LobbyClicks", "lobby_text", "lobby_view"]
+
+log = logging.getLogger(__name__)
+
+LOBBY_PREFIX = "lobby."
+JOIN, LEAVE, ADD_AI, START = "lobby.join", "lobby.leave", "lobby.ai", "lobby.start"
+
+
+def lobby_text(info: TableInfo, headline: str | None = None) -> str:
+    return f"{headline}\n{info.text}" if headline else info.text
+
+
+def lobby_view(info: TableInfo, ai_levels: list[str] | None = None) -> discord.ui.View | None:
+    """The lobby buttons while the table is open (``None`` once it is not)."""
+    if info.status is not TableStatus.LOBBY:
+        return None
+    full = len(info.seats) >= info.max_players
+    ready = len(info.seats) >= info.min_players
+    choices = [
+        Choice(JOIN, "Join", style="success", disabled=full),
+        Choice(LEAVE, "Leave", style="secondary"),
+    ]
+    if ai_levels is None or ai_levels:
+        choices.append(Choice(ADD_AI, "Add AI player", style="secondary", disabled=full))
+    choices.append(Choice(START, "Start", style="primary", disabled=not ready))
+    return build_view(Menu(prompt="", choices=tuple(choices)), info.id, info.version)
+
+
+def _name(user: discord.abc.User) -> str:
+    from bot.cogs.common import display_name
+
+    return display_name(user)
+
+
+class LobbyClicks:
+    """Handles ``lobby.*`` codes for the turn controller."""
+
+    def __init__(self, service: TableService, delivery: Delivery) -> None:
+        self.service = service
+        self.delivery = delivery
+
+    def view_for(self, info: TableInfo) -> discord.ui.View | None:
+        return lobby_view(info, self.service.ai_levels(info.game_id))
+
+    async def handle(
+        self, interaction: discord.Interaction, table_id: str, code: str
+    ) -> None:
+        try:
+            info = await self.service.status(table_id)
+        except NoTable:
+            await interaction.response.send_message(
+                "This table no longer exists.", ephemeral=True
+            )
+            return
+        if info.status is not TableStatus.LOBBY:
+            text = {
+                TableStatus.PLAYING: "The game at this table has already started.",
+                TableStatus.FINISHED: "This game is over.",
+            }.get(info.status, "This table was closed.")
+            await interaction.response.send_message(text, ephemeral=True)
+            return
+        user = interaction.user
+        channel = info.channel_id
+        try:
+            if code == JOIN:
+                info = await self.service.join(channel, user.id, _name(user))
+                headline = f"{_name(user)} sat down."
+            elif code == LEAVE:
+                info = await self.service.leave(channel, user.id)
+                headline = f"{_name(user)} left the table."
+            elif code == ADD_AI:
+                info = await self.service.add_ai(channel, user.id)
+                headline = "An AI player joined."
+            elif code == START:
+                await self._start(interaction, channel)
+                return
+            else:
+                await interaction.response.send_message(
+                    "That button is not known any more.", ephemeral=True
+                )
+                return
+        except ValueError as exc:  # TableError: who may do what, full tables...
+            await interaction.response.send_message(str(exc), ephemeral=True)
+            return
+        if info.status is TableStatus.ABORTED:
+            headline += " Nobody is left, so the table is closed."
+        await interaction.response.edit_message(
+            content=lobby_text(info, headline),
+            view=self.view_for(info),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    async def _start(self, interaction: discord.Interaction, channel: int) -> None:
+        from bot.delivery import CANNOT_POST
+
+        # Checks first (host, enough players): a refusal is private and changes nothing.
+        try:
+            info = await self.service.status(channel)
+        except ValueError as exc:
+            await interaction.response.send_message(str(exc), ephemeral=True)
+            return
+        if info.host_id != interaction.user.id:
+            await interaction.response.send_message(
+                "Only the host of this table can start it.", ephemeral=True
+            )
+            return
+        await interaction.response.defer()
+        try:
+            outbox = await self.service.start(channel, interaction.user.id)
+        except ValueError as exc:
+            await interaction.followup.send(str(exc), ephemeral=True)
+            return
+        snapshot = await self.delivery.capture(outbox)
+        with contextlib.suppress(discord.HTTPException):
+            await interaction.edit_original_response(
+                content=f"{info.game_name}: the game has started.", view=None
+            )
+        posted = await self.delivery.deliver(outbox, interaction=interaction, snapshot=snapshot)
+        if not posted:
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.followup.send(CANNOT_POST, ephemeral=True)
