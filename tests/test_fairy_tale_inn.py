@@ -680,3 +680,28 @@ def test_view_end_preview_during_play() -> None:
     s = make({1: ["EQ1"], 2: ["PN0"]})
     v = G.view(s, 1)
     assert v.end_preview == [1, 0] and v.gold == [5, 5]
+
+
+def test_tokens_and_gold_are_conserved_in_random_games() -> None:
+    for seed in range(30):
+        s = G.setup(2, G.Options(), seed)
+        rng = Rng.from_seed(seed + 100)
+        total = {c: G.cards[c].tokens for c in s.characters}
+        comp_total = dict(s.supply)
+        while True:
+            board = [t for col in s.columns for t, _ in col]
+            seen = s.bag + [g for g in s.guest if g] + board
+            for cid, n in total.items():
+                assert seen.count(cid) == n
+            for comp, n in comp_total.items():
+                assert board.count(comp) + s.supply[comp] == n and s.supply[comp] >= 0
+            assert min(s.gold) >= 0
+            assert all(len(col) <= G.nrows for col in s.columns)
+            # tokens always sit at the bottom of the Guest List
+            filled = [g is not None for g in s.guest]
+            assert filled == sorted(filled)
+            if G.is_over(s):
+                break
+            G.apply(s, s.turn, rng.choice(G.legal_actions(s, s.turn)))
+        full_cols = sum(len(col) == G.nrows for col in s.columns)
+        assert full_cols >= 3 or not any(s.guest)
