@@ -52,6 +52,7 @@ Interpretations where the rulebook leaves room (each one is tested):
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
@@ -282,7 +283,7 @@ class InnEvent(Event):
     column: int | None = None
     row: int | None = None
 
-    def text(self, name: Any) -> str:
+    def text(self, name: Callable[[Seat], str]) -> str:
         return self.template.format(*(name(s) for s in self.who))
 
 
