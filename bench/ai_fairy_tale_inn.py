@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -66,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--games", type=int, default=200)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--iterations", type=int, default=400, help="MCTS iterations per move")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes")
+    p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                   help="worker processes (default: 2, or 1 on a single core)")
     p.add_argument("--pairs", default="mcts:random,mcts:greedy,greedy:random",
                    help="comma-separated a:b pairings")
     args = p.parse_args(argv)
