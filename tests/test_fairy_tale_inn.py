@@ -705,3 +705,12 @@ def test_tokens_and_gold_are_conserved_in_random_games() -> None:
             G.apply(s, s.turn, rng.choice(G.legal_actions(s, s.turn)))
         full_cols = sum(len(col) == G.nrows for col in s.columns)
         assert full_cols >= 3 or not any(s.guest)
+
+
+def test_an_extra_turn_with_nothing_left_to_take_ends_the_game() -> None:
+    s = make({2: ["RT"] * 3}, guest=[None, None, None, "PN"], bag=[], gold=(1, 1))
+    drop(s, 4, 2)  # (2,4): the last token of the game, into an extra-turn room
+    assert s.phase == "extra_turn"
+    lines = texts(G.apply(s, 0, ExtraTurn()))
+    assert "The game ends: the Guest List is empty." in lines
+    assert G.outcome(s) is not None and s.gold == [0, 1]
