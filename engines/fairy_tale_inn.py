@@ -39,7 +39,8 @@ Interpretations where the rulebook leaves room (each one is tested):
   character, its Rat or its Beanstalk) offers *one* extra turn for 1 gold
   ("spend 1 gold once"); triggers in the same turn do not stack. The offer is
   made after all abilities, only if the player then has the gold and the game
-  has not ended. The extra turn can itself trigger another offer.
+  has not ended (an empty Guest List ends it: nobody could take a token). The
+  extra turn can itself trigger another offer.
 * **Rats**: the Pied Piper's player chooses the column; if only one column can
   take the Rat it is placed there without asking. No Rat if none is left on the
   card or no other column has room; no Beanstalk if none is left or Jack is at
@@ -718,6 +719,11 @@ class FairyTaleInn(Game[InnState, Any]):
         full = sum(1 for col in state.columns if len(col) >= self.nrows)
         if full >= 3:
             self._end(state, "three columns of the inn are full", ev)
+            return
+        if all(t is None for t in state.guest):
+            # Whoever acts next has no token to take, so the game ends now; an extra
+            # turn would only cost gold.
+            self._end(state, "the Guest List is empty", ev)
             return
         if state.extra_offer:
             price = self.extra_price

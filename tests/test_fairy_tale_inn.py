@@ -707,10 +707,8 @@ def test_tokens_and_gold_are_conserved_in_random_games() -> None:
         assert full_cols >= 3 or not any(s.guest)
 
 
-def test_an_extra_turn_with_nothing_left_to_take_ends_the_game() -> None:
+def test_no_extra_turn_when_nothing_is_left_to_take() -> None:
     s = make({2: ["RT"] * 3}, guest=[None, None, None, "PN"], bag=[], gold=(1, 1))
-    drop(s, 4, 2)  # (2,4): the last token of the game, into an extra-turn room
-    assert s.phase == "extra_turn"
-    lines = texts(G.apply(s, 0, ExtraTurn()))
-    assert "The game ends: the Guest List is empty." in lines
-    assert G.outcome(s) is not None and s.gold == [0, 1]
+    lines = drop(s, 4, 2)  # (2,4): the last token of the game, into an extra-turn room
+    assert s.phase == "over" and "The game ends: the Guest List is empty." in lines
+    assert s.gold == [1, 1]
