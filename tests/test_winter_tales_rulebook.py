@@ -292,3 +292,134 @@ def test_save_example_scarecrow_frees_dorothy() -> None:
     act(st, edoardo, "play_card", card=st.hands[edoardo][0], side="spring")
     assert not st.figures["grandma_dorothy"].incapacitated
     assert not st.hands[edoardo]
+
+
+# --------------------------------------------------------------------------- rules by section
+
+
+def _draft(players: int, seed: int) -> object:
+    st = G.setup(players, G.Options(), seed)
+    while top(st).kind == "draft":
+        seat = G.to_act(st)[0]
+        G.apply(st, seat, G.legal_actions(st, seat)[0])
+    return st
+
+
+def test_setup_starting_quests_and_opening_story() -> None:
+    """One Spring and one Winter Quest counter at random; the youngest Spring player places
+    the Spring one, then the youngest Winter player the Winter one (the Writer places both
+    when present); then the Writer, else the Story Arbiter, opens the story; then hands."""
+    for players in (4, 6):
+        st = _draft(players, seed=players)
+        first_spring = seat_of(st, "spring")
+        first_winter = seat_of(st, "winter")
+        assert top(st).kind == "place_quest" and G.to_act(st) == [first_spring]
+        spring_counter = top(st).counter
+        assert spring_counter in {"a_new_hope", "love_that_melts_the_snow", "the_safe_house",
+                                  "the_great_artefact_spring"}
+        assert all(not h for h in st.hands)  # no card before the opening story
+        act(st, first_spring, "place_quest", counter=spring_counter,
+            target=G.legal_actions(st, first_spring)[0].target)
+        assert G.to_act(st) == [first_winter]
+        assert top(st).counter in {"freezing_horror", "winter_propaganda", "armed_retaliation",
+                                   "the_great_artefact_winter"}
+        act(st, first_winter, "place_quest", counter=top(st).counter,
+            target=G.legal_actions(st, first_winter)[0].target)
+        assert top(st).kind == "tell" and G.to_act(st) == [st.arbiter]
+        act(st, st.arbiter, "tell", text="Two threads of the story begin.")
+        assert [len(h) for h in st.hands] == [4] * players
+        assert st.acting == first_spring and st.chapter == 1
+    st = _draft(5, seed=1)
+    writer = seat_of(st, "writer")
+    assert G.to_act(st) == [writer]
+    act(st, writer, "place_quest", counter=top(st).counter,
+        target=G.legal_actions(st, writer)[0].target)
+    assert G.to_act(st) == [writer] and top(st).kind == "place_quest"
+    act(st, writer, "place_quest", counter=top(st).counter,
+        target=G.legal_actions(st, writer)[0].target)
+    assert top(st).kind == "tell" and G.to_act(st) == [writer]
+    act(st, writer, "tell")
+    assert len(st.hands[writer]) == 2 and all(
+        len(st.hands[s]) == 4 for s in range(5) if s != writer)
+
+
+def test_a_player_without_ready_characters_is_passed_over() -> None:
+    """The Acting Player counter passes clockwise to the next player with a ready
+    character; the Chapter ends when every character has been activated, then everyone
+    draws 4 (the Writer as many as there are players in one Faction) and all are ready."""
+    st = started(5, seed=2)
+    order = st.order
+    s0, s1, s2, s3, writer = order
+    assert st.factions[writer] == "writer"
+    arrange(st, {s0: {"alice": "oaks_park"}, s1: {"wolf": "curfew_square"},
+                 s2: {"grumpy": "fair_of_wonders"}, s3: {"snow_white": "siren_square"},
+                 writer: {"tin_man": "winter_prison", "mad_hatter": "soot_square"}}, turn=s0)
+    st.figures["wolf"].ready = False
+    st.figures["grumpy"].ready = False
+    for s in order:
+        give(st, s, 0)
+    act(st, s0, "activate", character="alice")
+    act(st, s0, "done")
+    # s1 and s2 have activated everything: s3 is next
+    assert G.to_act(st) == [s3] and st.acting == s3
+    act(st, s3, "activate", character="snow_white")
+    act(st, s3, "done")
+    assert G.to_act(st) == [writer]
+    act(st, writer, "activate", character="tin_man")
+    act(st, writer, "done")
+    # back round the table: only the Writer has a ready character left
+    assert G.to_act(st) == [writer] and st.chapter == 1
+    act(st, writer, "activate", character="mad_hatter")
+    hands = [len(h) for h in st.hands]
+    act(st, writer, "done")
+    assert st.chapter == 2
+    assert all(f.ready for f in st.figures.values() if f.owner is not None)
+    for s in order:
+        assert len(st.hands[s]) == hands[s] + (2 if s == writer else 4)
+
+
+def test_writer_limit_is_half_the_hand_rounded_down_and_writer_goes_last() -> None:
+    """The Writer steps in last (even after placing the last Memory) and plays at most half
+    of the cards held, rounded down: 5 cards, at most 2."""
+    from engines.winter_tales import epilogue, flow
+    from engines.winter_tales.state import Memory
+
+    st = started(3, seed=4)
+    writer = seat_of(st, "writer")
+    st.memories = [Memory(slot=i, source="quest", card=f"story_0{i}", faction=f)
+                   for i, f in ((1, "spring"), (2, "winter"), (3, None))]
+    for s in range(3):
+        give(st, s, 0)
+    give(st, writer, 5)
+    st.last_placer = writer
+    epilogue.check(st, [])
+    flow.advance(st, [])
+    frame = top(st)
+    assert frame.order[-1] == writer and frame.order[0] != writer
+    assert G.to_act(st) == [writer] and frame.writer_limit == 2
+    act(st, writer, "play_card", card=st.hands[writer][0], side="winter")
+    act(st, writer, "play_card", card=st.hands[writer][0], side="winter")
+    assert kinds(st, writer) == {"done"} and len(st.hands[writer]) == 3
+    act(st, writer, "done")
+    assert st.final == {"spring": 3, "winter": 5}
+    act(st, writer, "tell")
+    assert st.winner == "winter"
+
+
+def test_objective_memory_does_not_take_the_bookmark() -> None:
+    """The Bookmark marks "the card identifying the last finished Quest": an Objective
+    Memory goes on an Objective space but the Bookmark stays on the Quest Memory."""
+    from engines.winter_tales import objectives
+    from engines.winter_tales.state import HeldObjective, Memory
+
+    st = started(4, seed=2, objective=True)
+    a = st.order[0]
+    st.memories = [Memory(slot=1, source="quest", card="story_01", faction="spring",
+                          counter="a_new_hope")]
+    st.bookmark = 1
+    st.objectives = [HeldObjective(card=st.objectives[0].card, seat=a, faction="spring",
+                                   achieved=True)]
+    slots = {x.slot for x in objectives.complete_options(st, a)}
+    assert slots == {2, 4}  # Objective icons before the Epilogue tile of a 5-Memory game
+    objectives.complete(st, a, st.objectives[0].card, 2, "A note left at the Fair.", [])
+    assert st.bookmark == 1 and st.memories[-1].source == "objective"
