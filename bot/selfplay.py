@@ -20,7 +20,7 @@ from collections import Counter
 from typing import Any, TextIO
 
 from engines import game_ids, get_game
-from engines.agents import agent_levels, get_agent
+from engines.agents import agent_levels, get_agent, selfplay_level
 from engines.core import Game, GameError, Rng
 
 
@@ -84,8 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of game 0 (game i uses S+i)")
     p.add_argument("--players", type=int, default=None,
                    help="number of seats (default: the game's minimum)")
-    p.add_argument("--agents", default="random",
-                   help="comma-separated AI level per seat, or one level for all")
+    p.add_argument("--agents", default=None,
+                   help="comma-separated AI level per seat, or one level for all "
+                        "(default: the game's self-play level, usually random)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="table option (repeatable); values are JSON when they parse")
     p.add_argument("--rotate", action="store_true",
@@ -114,7 +115,8 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     if args.games < 0:
         print("selfplay: --games must be 0 or more.", file=sys.stderr)
         return 2
-    levels = [x.strip() for x in args.agents.split(",") if x.strip()] or ["random"]
+    agents_arg = args.agents if args.agents is not None else selfplay_level(game.id)
+    levels = [x.strip() for x in agents_arg.split(",") if x.strip()] or ["random"]
     if len(levels) == 1:
         levels = levels * players
     if len(levels) != players:

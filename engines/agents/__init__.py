@@ -33,6 +33,7 @@ __all__ = [
     "agent_levels",
     "get_agent",
     "register_agent",
+    "selfplay_level",
 ]
 
 
@@ -55,6 +56,7 @@ _MODULES: dict[str, str] = {
     "winter-tales": "engines.agents.winter_tales",
 }
 _REGISTRY: dict[str, dict[str, AgentFactory]] = {}
+_SELFPLAY_DEFAULT: dict[str, str] = {}
 _loaded: set[str] = set()
 
 
@@ -75,9 +77,20 @@ class RandomAgent:
         return "<RandomAgent>"
 
 
-def register_agent(game_id: str, level: str, factory: AgentFactory) -> None:
-    """Make ``get_agent(game_id, level, **kw)`` return ``factory(**kw)``."""
+def register_agent(game_id: str, level: str, factory: AgentFactory,
+                   selfplay_default: bool = False) -> None:
+    """Make ``get_agent(game_id, level, **kw)`` return ``factory(**kw)``.
+    ``selfplay_default``: self-play uses this level when no ``--agents`` are given (a
+    co-operative game's sensible team; otherwise "random")."""
     _REGISTRY.setdefault(game_id, {})[level] = factory
+    if selfplay_default:
+        _SELFPLAY_DEFAULT[game_id] = level
+
+
+def selfplay_level(game_id: str) -> str:
+    """The level self-play gives every seat when none is asked for."""
+    _load(game_id)
+    return _SELFPLAY_DEFAULT.get(game_id, "random")
 
 
 def _load(game_id: str) -> dict[str, AgentFactory]:
