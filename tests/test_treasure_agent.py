@@ -84,3 +84,19 @@ def test_team_forgets_all_but_its_most_recent_sightings() -> None:
     assert unknown == len(covered) - 2
     sharp, _ = TeamAgent(memory=None)._knowledge(state)
     assert all(sharp[c] == state.faces[c] for c in covered[:5])
+
+
+def test_selfplay_plays_the_team_by_default() -> None:
+    import io
+    import json
+
+    from bot.selfplay import main
+
+    out = io.StringIO()
+    code = main(["--game", "treasure", "--players", "2", "--games", "2", "--seed", "3",
+                 "--option", "variant=true"], out=out)
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert code == 0 and len(lines) == 3
+    assert all(g["agents"] == ["team#0", "team#1"] for g in lines[:2])
+    assert all(g["scores"]["0"] >= 6 for g in lines[:2]), "a sensible team finds pages"
+    assert lines[2]["agents"] == ["team", "team"]

@@ -331,5 +331,5 @@ class TeamAgent:
         return choice
 
 
-register_agent("treasure", "team", TeamAgent)
+register_agent("treasure", "team", TeamAgent, selfplay_default=True)
 register_agent("treasure", "sharp", functools.partial(TeamAgent, memory=None))
