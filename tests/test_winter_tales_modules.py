@@ -127,6 +127,34 @@ def test_love_power_moves_the_pair_and_shares_battles() -> None:
     assert G.to_act(st) == [b]
 
 
+def test_love_pair_springs_traps_as_one_and_pinocchio_counts() -> None:
+    """The united pair plays Traps as one: both owners hide cards, and Pinocchio's Trap
+    skill counts when his partner springs the Trap (he is involved in it)."""
+    st, a, b, c, _d = _four(power=True, skill=True)
+    arrange(st, {a: {"alice": "oaks_park"}, c: {"pinocchio": "oaks_park"},
+                 b: {"candlewick": "lantern_square"}}, turn=b)
+    st.powers = [HeldPower(counter="love_that_melts_the_snow",
+                           quest="love_that_melts_the_snow", holder=a, memory_slot=1,
+                           characters=["alice", "pinocchio"])]
+    give(st, a, 2)
+    give(st, c, 1)
+    give(st, b, 0)
+    act(st, b, "activate", character="candlewick")
+    act(st, b, "move", to="oaks_park", card=st.hands[b][0])
+    act(st, a, "trap", character="alice")
+    act(st, a, "play_card", card=st.hands[a][0], side="spring")
+    assert set(G.to_act(st)) == {a, c}
+    act(st, a, "hide_card", card=st.hands[a][0], side="spring")
+    act(st, a, "done")
+    act(st, c, "hide_card", card=st.hands[c][0], side="winter")
+    act(st, c, "done")
+    # Winter answers with 2 cards: Spring 1 hidden + Pinocchio's +1 = 2, a draw
+    act(st, b, "play_card", card=st.hands[b][0], side="winter")
+    act(st, b, "play_card", card=st.hands[b][0], side="winter")
+    assert st.figures["candlewick"].space == "lantern_square"
+    assert not st.figures["candlewick"].incapacitated
+
+
 def test_love_power_is_granted_to_the_carrier_and_a_chosen_fairy_tale() -> None:
     st, a, b, _c, _d = _four(power=True)
     arrange(st, {a: {"alice": "oaks_park", "grumpy": "fair_of_wonders"},

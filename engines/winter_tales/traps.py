@@ -15,7 +15,7 @@ Only the hiding player sees which cards lie under the character card and how.
 from __future__ import annotations
 
 from engines.core import Action, Seat
-from engines.winter_tales import battles, chapters, flow, objectives
+from engines.winter_tales import battles, chapters, flow, objectives, powers
 from engines.winter_tales.common import (
     Events,
     content,
@@ -116,6 +116,11 @@ def trap_auto(state: WinterState, frame: TrapFrame, ev: Events) -> bool:
 def counts(state: WinterState, frame: TrapFrame) -> tuple[int, int]:
     spring = sum(1 for _, side, _ in frame.hidden if side == "spring")
     spring += count_bonus(state, frame.fairy, "trap")
+    # Love that Melts the Snow: the united pair plays the Trap as one, so the partner is
+    # "involved in" it too (Trap skill)
+    partner = powers.shared_partner(state, frame.fairy)
+    if partner is not None:
+        spring += count_bonus(state, partner.id, "trap")
     winter = len(frame.winter_cards) + count_bonus(state, frame.soldier, "trap")
     return spring, winter
 
