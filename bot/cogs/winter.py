@@ -301,6 +301,16 @@ def panel_view(menus: list[Menu], table_id: str, version: int) -> discord.ui.Vie
     return view if view.children else None
 
 
+BOARD_FIELDS = ("figures", "quests", "ongoing", "memories", "bookmark", "powers", "chapter",
+                "phase", "winner", "epilogue_count")
+
+
+def board_key(view: Any) -> str:
+    """What the board picture shows that matters (not the card counts or the story)."""
+    data = view.model_dump(mode="json") if hasattr(view, "model_dump") else dict(view)
+    return _digest([data.get(k) for k in BOARD_FIELDS])
+
+
 def _digest(data: Any) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:24]
 
@@ -429,6 +439,8 @@ class Winter(commands.GroupCog, name="winter", group_name="winter",
         self.store = WinterStore(path)
         self._locks: dict[tuple[str, int], asyncio.Lock] = {}
         self._timeout_task: asyncio.Task[None] | None = None
+        self._boards: dict[str, str] = {}
+        """table id -> the board (:func:`board_key`) of its last picture."""
         super().__init__()
 
     # -- wiring ------------------------------------------------------------------
@@ -561,6 +573,9 @@ class Winter(commands.GroupCog, name="winter", group_name="winter",
         lock = self._locks.setdefault((info.id, user_id), asyncio.Lock())
         async with lock:
             try:
+                # The table as it is NOW: an older delivery finishing late must not put
+                # older buttons back on the message.
+                info = await self.bot.service.status(info.id)  # type: ignore[union-attr]
                 text, components, view, signature, image_sig = await self.hand_payload(
                     info, user_id, news)
             except ValueError:
@@ -635,39 +650,58 @@ class Winter(commands.GroupCog, name="winter", group_name="winter",
             with contextlib.suppress(ValueError):
                 view = await service.public_view(info.id)
                 public = replace(public, lines=(*public.lines, *safety_lines(view)))
-        if public is not None:
-            await delivery.post_public(replace(outbox, public=public), snapshot)
+        if public is not None and public.render_board and snapshot is not None:
+            # A new picture only when the board itself changed (figures, Quests, the
+            # Memory Track, Powers): a told passage or a card played is news, not a board.
+            key = board_key(snapshot)
+            if self._boards.get(info.id) == key and public.kind == "move" \
+                    and not public.finished:
+                public = replace(public, render_board=False)
+            self._boards[info.id] = key
         alert_marks = (_content().setup.safety.x_card_private_notice[:40],
                        "The Story Arbiter asks you to retell")
         news: dict[int, list[str]] = {}
+        alerts: dict[int, list[str]] = {}
         for update in outbox.private:
-            alerts = [line for line in update.lines if line.startswith(alert_marks)]
-            news[update.user_id] = [line for line in update.lines if line not in alerts
-                                    and not line.startswith("Your secret information")]
-            if not alerts:
-                continue
-            text = f"**Winter Tales** (table in <#{info.channel_id}>): " + "\n".join(alerts)
-            if await delivery.dm_memory.is_closed(update.user_id):
-                await self._nudge(info, update.user_id, first=False)
-                continue
-            try:
-                dm = await self.bot.create_dm(discord.Object(update.user_id))
-                await dm.send(_clip(text, 2000))
-            except discord.Forbidden:
-                await delivery.dm_memory.mark_closed(update.user_id)
-                await self._nudge(info, update.user_id, first=True)
-            except discord.HTTPException:
-                log.exception("private alert to %s failed", update.user_id)
-        if info.status is not TableStatus.LOBBY:
-            for seat in info.seats:
-                if seat.user_id is not None:
-                    await self.refresh_hand(info, seat.user_id, news.get(seat.user_id, []))
-            for update in outbox.private:
-                if update.user_id in news and await delivery.dm_memory.is_closed(
-                        update.user_id) and news[update.user_id]:
-                    await self._nudge(info, update.user_id, first=False)
+            alerts[update.user_id] = [x for x in update.lines if x.startswith(alert_marks)]
+            news[update.user_id] = [x for x in update.lines if x not in alerts[update.user_id]
+                                    and not x.startswith("Your secret information")]
+
+        async def public_news() -> None:
+            if public is not None:
+                await delivery.post_public(replace(outbox, public=public), snapshot)
+
+        async def hands() -> None:
+            if info.status is TableStatus.LOBBY:
+                return
+            # The hands are independent: their pictures render side by side.
+            await asyncio.gather(*(
+                self.refresh_hand(info, seat.user_id, news.get(seat.user_id, []))
+                for seat in info.seats if seat.user_id is not None))
+
+        await asyncio.gather(public_news(), hands())
+        for user_id, lines in alerts.items():
+            if lines:
+                await self._alert(info, user_id, lines)
         if public is not None and public.finished:
             await self.post_storybook(info)
+
+    async def _alert(self, info: TableInfo, user_id: int, lines: list[str]) -> None:
+        """A private message that must be noticed (the X-card notice to the Arbiter, a
+        request to retell): a new DM, not an edit."""
+        delivery: Delivery = self.bot.delivery  # type: ignore[assignment]
+        if await delivery.dm_memory.is_closed(user_id):
+            await self._nudge(info, user_id, first=False)
+            return
+        text = f"**Winter Tales** (table in <#{info.channel_id}>): " + "\n".join(lines)
+        try:
+            dm = await self.bot.create_dm(discord.Object(user_id))
+            await dm.send(_clip(text, 2000))
+        except discord.Forbidden:
+            await delivery.dm_memory.mark_closed(user_id)
+            await self._nudge(info, user_id, first=True)
+        except discord.HTTPException:
+            log.exception("private alert to %s failed", user_id)
 
     async def post_storybook(self, info: TableInfo) -> None:
         try:
