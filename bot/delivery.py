@@ -156,32 +156,43 @@ class PublicMessage:
 
 
 class _Sequence:
-    """Per-table ordering of public updates by version (within this process)."""
+    """Per-table ordering of public updates by version (within this process).
+
+    An update is *in flight* from the moment the service hands it over (see
+    :meth:`Delivery.capture`) until it is posted; a later version waits for every
+    earlier one in flight, and for its predecessor once one has been posted here."""
 
     WAIT = 10.0
-    """Seconds an update waits for its predecessor before going out anyway (the
-    predecessor may never come: it failed, or this process just restarted)."""
+    """Seconds an update waits before going out anyway (the predecessor may never
+    come: its delivery failed, or this process just restarted)."""
 
     def __init__(self) -> None:
         self.delivered: int | None = None
+        self.in_flight: set[int] = set()
         self._changed = asyncio.Condition()
 
-    async def wait_for(self, version: int) -> None:
+    def begin(self, version: int) -> None:
+        self.in_flight.add(version)
+
+    def _my_turn(self, version: int) -> bool:
+        if any(v < version for v in self.in_flight):
+            return False
+        return self.delivered is None or self.delivered >= version - 1
+
+    async def wait_for_turn(self, version: int) -> None:
         async with self._changed:
-            if self.delivered is None:
-                return
             try:
                 await asyncio.wait_for(
-                    self._changed.wait_for(
-                        lambda: self.delivered is not None and self.delivered >= version
-                    ),
-                    self.WAIT,
+                    self._changed.wait_for(lambda: self._my_turn(version)), self.WAIT
                 )
             except TimeoutError:
-                log.warning("update %s went out before its predecessor arrived", version + 1)
+                log.warning("update %s went out before its predecessor", version)
+                # whatever it waited for is not coming: do not make the next one wait too
+                self.in_flight = {v for v in self.in_flight if v >= version}
 
     async def done(self, version: int) -> None:
         async with self._changed:
+            self.in_flight.discard(version)
             self.delivered = version if self.delivered is None else max(self.delivered, version)
             self._changed.notify_all()
 
@@ -211,6 +222,9 @@ class Delivery:
         self._prompts: dict[str, tuple[int, int, int]] = {}
         """table id -> (channel id, message id, version) of the last message with buttons."""
         self._sequence: dict[str, _Sequence] = {}
+        self._lobbies: dict[str, discord.Interaction] = {}
+        """table id -> the /table new interaction whose reply carries the lobby buttons
+        (its token can edit that reply for 15 minutes)."""
         self._lock = asyncio.Lock()
         self.game_hooks: dict[str, GameDelivery] = {}
         """game id -> a delivery of its own (a game whose private news is a message kept
@@ -270,7 +284,11 @@ class Delivery:
         already moved on. Call it right after the service returns the outbox, before
         any network wait, so an AI answering at once cannot slip its move in."""
         update = outbox.public
-        if update is None or not update.render_board:
+        if update is None:
+            return None
+        # Claim this version's place in the channel before the first await.
+        self._sequence.setdefault(update.table_id, _Sequence()).begin(update.version)
+        if not update.render_board:
             return None
         # Versions only grow: if the table is still at this version after the view was
         # read, the view was read at this version.
@@ -355,8 +373,11 @@ class Delivery:
         if update is None:
             return None
         seq = self._sequence.setdefault(update.table_id, _Sequence())
-        await seq.wait_for(update.version - 1)
+        seq.begin(update.version)
+        await seq.wait_for_turn(update.version)
         try:
+            if outbox.table.status is not TableStatus.LOBBY:
+                await self.close_lobby(update.table_id)
             return await self._post_public(outbox, update, snapshot)
         finally:
             await seq.done(update.version)
@@ -421,6 +442,23 @@ class Delivery:
         )
         outbox = Outbox(table=info, public=update)
         return await self.post_public(outbox, await self.capture(outbox))
+
+    def remember_lobby(self, table_id: str, interaction: discord.Interaction) -> None:
+        self._lobbies[table_id] = interaction
+
+    def forget_lobby(self, table_id: str) -> None:
+        self._lobbies.pop(table_id, None)
+
+    async def close_lobby(self, table_id: str) -> None:
+        """Take the Join/Start buttons off the lobby message once the lobby is over
+        (best effort: after 15 minutes or a restart they stay, and only say so)."""
+        interaction = self._lobbies.pop(table_id, None)
+        if interaction is None:
+            return
+        try:
+            await interaction.edit_original_response(view=None)
+        except (discord.HTTPException, ValueError):
+            log.debug("could not take the buttons off the lobby of table %s", table_id)
 
     def forget_prompt(self, table_id: str) -> None:
         self._prompts.pop(table_id, None)

@@ -336,3 +336,16 @@ async def test_lobby_buttons_refuse_privately(h: Harness) -> None:
     assert "closed" in only(sent, "callback").content  # only an AI was left
     reply = only(await h.click(f"ft:{info.id}:0:lobby.join", BOB, lobby), "callback")
     assert reply.ephemeral and "closed" in reply.content
+
+
+async def test_start_by_command_takes_the_buttons_off_the_lobby(h: Harness) -> None:
+    payload = h.fake.slash_payload(h.bot, "table new", user_id=ANN, name="Ann",
+                                   game="fairy-tale-inn")
+    await h.fake.dispatch(h.bot, payload)
+    await h.slash("table join", BOB, uname="Bob")
+    sent = await h.slash("table start", ANN)
+    closed = [s for s in sent if s.kind == "edit_original"
+              and s.interaction_id == int(payload["id"])]
+    assert len(closed) == 1 and closed[0].payload["components"] == []
+    # the lobby closes before the board goes up
+    assert sent.index(closed[0]) < sent.index(only(sent, "channel_message"))

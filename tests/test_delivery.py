@@ -282,3 +282,31 @@ def test_parse_options() -> None:
     assert parse_options("flag=off word=hello") == {"flag": False, "word": "hello"}
     with pytest.raises(ValueError, match="name=value"):
         parse_options("just words")
+
+
+async def test_sequence_orders_and_never_blocks_for_good(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from bot.delivery import _Sequence
+
+    seq = _Sequence()
+    order: list[int] = []
+
+    async def post(version: int) -> None:
+        seq.begin(version)
+        await seq.wait_for_turn(version)
+        order.append(version)
+        await seq.done(version)
+
+    seq.begin(1)  # version 1 is handed over first, but its post is slow to start
+    later = asyncio.ensure_future(post(2))
+    await asyncio.sleep(0)
+    assert order == []  # 2 waits for 1
+    await post(1)
+    await later
+    assert order == [1, 2]
+    # a version that never comes holds the next one back only for WAIT seconds
+    monkeypatch.setattr(_Sequence, "WAIT", 0.01)
+    seq.begin(3)
+    await post(4)
+    assert order == [1, 2, 4] and seq.in_flight == set()

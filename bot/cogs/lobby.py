@@ -213,6 +213,7 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
             view=lobby_view(info, service.ai_levels(info.game_id)),
             allowed_mentions=discord.AllowedMentions.none(),
         )
+        delivery_of(interaction).remember_lobby(info.id, interaction)
 
     @app_commands.command(name="join", description="Take a seat at this channel's table")
     async def join(self, interaction: discord.Interaction) -> None:
@@ -230,6 +231,7 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
         text = f"{display_name(interaction.user)} left the table."
         if info.status is TableStatus.ABORTED:
             text += " Nobody is left, so the table is closed."
+            await delivery_of(interaction).close_lobby(info.id)
         else:
             text += f"\n{info.text}"
         await interaction.response.send_message(

@@ -107,6 +107,7 @@ class LobbyClicks:
             return
         if info.status is TableStatus.ABORTED:
             headline += " Nobody is left, so the table is closed."
+            self.delivery.forget_lobby(table_id)
         await interaction.response.edit_message(
             content=lobby_text(info, headline),
             view=self.view_for(info),
@@ -134,6 +135,7 @@ class LobbyClicks:
             await interaction.followup.send(str(exc), ephemeral=True)
             return
         snapshot = await self.delivery.capture(outbox)
+        self.delivery.forget_lobby(info.id)  # this very message is being closed here
         with contextlib.suppress(discord.HTTPException):
             await interaction.edit_original_response(
                 content=f"{info.game_name}: the game has started.", view=None
