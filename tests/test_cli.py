@@ -229,3 +229,42 @@ def test_bad_settings_exit_cleanly(
     monkeypatch.setenv("LOG_LEVEL", "LOUD")
     assert cli.main(["run"]) == 2
     assert "LOG_LEVEL" in capsys.readouterr().err
+
+
+async def test_every_command_fits_discords_limits() -> None:
+    """Discord refuses a whole sync if one command breaks a limit: check them all."""
+    from bot.client import COGS
+
+    bot = create_bot(Settings(_env_file=None), commands_only=True)
+    for cog in COGS:
+        await bot.load_extension(cog)
+    payloads = [c.to_dict(bot.tree) for c in bot.tree.get_commands()]
+    assert len(payloads) <= 100
+
+    def check(item: dict[str, Any], depth: int) -> None:
+        assert re.fullmatch(r"[-_a-z0-9]{1,32}", item["name"]), item["name"]
+        assert 1 <= len(item.get("description", "x")) <= 100, item["name"]
+        options = item.get("options") or []
+        assert len(options) <= 25
+        for choice in item.get("choices") or []:
+            assert 1 <= len(choice["name"]) <= 100
+        for option in options:
+            check(option, depth + 1)
+        assert depth <= 3
+
+    for payload in payloads:
+        check(payload, 0)
+        total = len(str(payload))
+        assert total < 8000, payload["name"]
+
+
+def test_doctests_of_the_bot_modules() -> None:
+    import doctest
+
+    import bot.cogs.common
+    import bot.settings
+    import bot.ui.ids
+
+    for module in (bot.settings, bot.ui.ids, bot.cogs.common):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__
