@@ -423,3 +423,25 @@ def test_objective_memory_does_not_take_the_bookmark() -> None:
     assert slots == {2, 4}  # Objective icons before the Epilogue tile of a 5-Memory game
     objectives.complete(st, a, st.objectives[0].card, 2, "A note left at the Fair.", [])
     assert st.bookmark == 1 and st.memories[-1].source == "objective"
+
+
+def test_a_carried_quest_counter_fills_its_location() -> None:
+    """"Each Location may contain at most one Quest counter": a counter under a figure
+    standing in a Location counts, for new counters there and for placing one under a
+    figure in a Location that already holds one."""
+    st = started(4, seed=1)
+    a, b, _c, _d = st.order
+    arrange(st, {a: {"alice": "oaks_park", "grumpy": "fair_of_wonders",
+                     "tin_man": "lantern_square"},
+                 b: {"wolf": "curfew_square"}},
+            quests=[BoardQuest(counter="love_that_melts_the_snow",
+                               quest="love_that_melts_the_snow", faction="spring",
+                               carrier="alice"),
+                    BoardQuest(counter="freezing_horror", quest="freezing_horror",
+                               faction="winter", space="fair_of_wonders")], turn=a)
+    from engines.winter_tales.quests import placement_targets
+
+    assert "oaks_park" not in placement_targets(st, "a_new_hope")
+    assert "fair_of_wonders" not in placement_targets(st, "a_new_hope")
+    under = placement_targets(st, "armed_retaliation")
+    assert "grumpy" not in under and "alice" not in under and "tin_man" in under

@@ -41,4 +41,20 @@ is coded):
   played most cards for the winning Faction (ties and draws: the Writer, else the Acting
   Player).
 * The Bookmark link is assumed made unless the Story Arbiter rules it was not.
+* Traps: the Interrupts summary says "a Location or Square", the Traps section says
+  "Location" three times and sets them inside buildings; the detailed section is followed
+  (``setup.json`` ``trap_spaces``). A draw sends the Soldier back to the space its
+  activation started from.
+* A Quest counter under a figure counts as the Quest counter of the Location the figure
+  stands in ("each Location may contain at most one Quest counter").
+* The Connection Objective counts Locations the Fairy Tale moves to during the activation,
+  not the one it starts in ("move through", "when the Fairy Tale moves to").
+* Love that Melts the Snow: the united pair plays Battles and Traps as one, so a Skill of
+  the partner (Trap +1) counts as "involved" too.
+* An Objective Memory does not take the Bookmark: it marks "the last finished Quest".
+
+The rulebook's worked examples are replayed in ``tests/test_winter_tales_rulebook.py``
+(movement costs, Quest generation, the A New Hope facing sequence with its 6-5 count, the
+Battle, the Trap draw, the Save) and ``tests/test_winter_tales.py`` (the Epilogue, 12-10
+with the Writer held to 1 card of 3).
 """
