@@ -47,6 +47,42 @@ def test_no_power_without_the_module() -> None:
     assert st.powers == []
 
 
+def test_no_power_when_the_quest_fails_or_draws() -> None:
+    """"The Power is activated if the Quest has been successfully completed by its
+    Faction": a failed Quest (won by the other side) and a draw grant nothing."""
+    for acting_cards, winter_cards, result in ((1, 2, "winter"), (1, 1, "draw")):
+        st, a, b, _c, _d = _four(power=True)
+        arrange(st, {a: {"alice": "oaks_park"}, b: {"wolf": "oaks_park"}},
+                quests=[BoardQuest(counter="the_safe_house", quest="the_safe_house",
+                                   faction="spring", space="oaks_park")], turn=a)
+        give(st, a, 0)
+        give(st, b, winter_cards)
+        act(st, a, "activate", character="alice")
+        while len(st.hands[a]) > acting_cards:
+            st.deck.append(st.hands[a].pop())
+        act(st, a, "start_quest", counter="the_safe_house")
+        act(st, a, "tell")
+        while top(st).stage == "join":
+            act(st, G.to_act(st)[0], "pass")
+        act(st, a, "play_card", card=st.hands[a][0], side="spring")
+        act(st, a, "done")
+        while top(st).stage == "step_in":
+            seat = G.to_act(st)[0]
+            if seat == b:
+                act(st, b, "step_in", character="wolf")
+                for _ in range(winter_cards):
+                    act(st, b, "play_card", card=st.hands[b][0], side="winter")
+                act(st, b, "done")
+            else:
+                act(st, seat, "pass")
+        assert top(st).result == result
+        act(st, a, "tell")
+        chooser = G.to_act(st)[0]
+        choice = G.legal_actions(st, chooser)[0]
+        act(st, chooser, "choose_memory", card=choice.card, slot=choice.slot)
+        assert st.powers == [] and not any(f.kind == "power" for f in st.stack)
+
+
 def test_safe_house_power_sends_beaten_fairy_tales_there() -> None:
     st, a, b, _c, _d = _four(power=True)
     arrange(st, {a: {"alice": "oaks_park", "grumpy": "fair_of_wonders"},
