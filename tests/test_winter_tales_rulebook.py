@@ -445,3 +445,39 @@ def test_a_carried_quest_counter_fills_its_location() -> None:
     assert "fair_of_wonders" not in placement_targets(st, "a_new_hope")
     under = placement_targets(st, "armed_retaliation")
     assert "grumpy" not in under and "alice" not in under and "tin_man" in under
+
+
+def test_story_cards_are_never_lost_or_duplicated_in_play() -> None:
+    """Through random games with every module: every Story card is always in exactly one
+    place (deck, discards, a hand, under a character card in a Trap, played in the Ongoing
+    Quest, or on the Memory Track), and the board keeps its limits (one counter per
+    Location, each counter once, Objective Memories only on Objective spaces)."""
+    from engines.core import Rng
+    from engines.winter_tales.content import load_content
+
+    c = load_content()
+    story = sorted(card.id for card in c.story_cards)
+    icons = set(c.memory_track.objective_spaces)
+    for seed, players in ((1, 3), (6, 5), (11, 7)):
+        st = G.setup(players, G.Options(power=True, objective=True, skill=True), seed)
+        chooser = Rng.from_seed(seed)
+        for _ in range(4000):
+            if G.outcome(st) is not None:
+                break
+            seat = chooser.choice(G.to_act(st))
+            G.apply(st, seat, chooser.choice(G.legal_actions(st, seat)))
+            cards = [*st.deck, *st.discard, *(x for h in st.hands for x in h)]
+            for f in st.stack:
+                if f.kind == "trap":
+                    cards += [x for x, _, _ in f.hidden] + f.winter_cards
+                    cards += [f.trap_card] if f.trap_card else []
+                elif f.kind == "quest":
+                    cards += f.played
+            cards += [m.card for m in st.memories if m.card in story]
+            assert sorted(cards) == story, f"seed {seed}, ply {st.ply}"
+            placed = [q.space for q in st.quests if q.carrier is None]
+            assert len(placed) == len(set(placed))
+            assert len(st.used_counters) == len(set(st.used_counters))
+            assert all(m.slot in icons for m in st.memories if m.source == "objective")
+            assert all(1 <= m.slot <= st.length for m in st.memories)
+        assert G.outcome(st) is not None
