@@ -263,8 +263,7 @@ def hand_text(info: TableInfo, view: Any, legal: list[Any], news: list[str]) -> 
     elif legal:
         lines.append(f"**Your move:** {decision_prompt(view, legal)}")
     else:
-        waiting = [s.name for s in info.seats if s.index in info.to_act]
-        lines.append("Waiting for " + (", ".join(waiting) if waiting else "the table") + ".")
+        lines.append("Not your move right now: your choices appear here when it is.")
     text = "\n".join(lines)
     return _clip(text, 2000)
 
@@ -439,6 +438,8 @@ class Winter(commands.GroupCog, name="winter", group_name="winter",
         self.store = WinterStore(path)
         self._locks: dict[tuple[str, int], asyncio.Lock] = {}
         self._timeout_task: asyncio.Task[None] | None = None
+        self._active: set[tuple[str, int]] = set()
+        """(table, user) whose DM hand message shows choices (to clear once they go)."""
         self._boards: dict[str, str] = {}
         """table id -> the board (:func:`board_key`) of its last picture."""
         super().__init__()
@@ -532,6 +533,10 @@ class Winter(commands.GroupCog, name="winter", group_name="winter",
         legal = (await service.legal_actions(info.id, user_id)
                  if info.status is TableStatus.PLAYING else [])
         text = hand_text(info, view, legal, news or [])
+        if legal:
+            self._active.add((info.id, user_id))
+        else:
+            self._active.discard((info.id, user_id))
         components = None
         if info.status is TableStatus.PLAYING:
             components = panel_view(self.ui.panels(view, legal), info.id, info.version)
@@ -674,10 +679,21 @@ class Winter(commands.GroupCog, name="winter", group_name="winter",
         async def hands() -> None:
             if info.status is TableStatus.LOBBY:
                 return
+            # Only the hand messages that can have changed: a seat whose secrets changed
+            # (the service sends it a private update), a seat to act now, a seat whose
+            # message still shows choices, or every seat when the game starts or ends.
+            try:
+                now = await service.status(info.id)
+            except ValueError:
+                return
+            users = [s.user_id for s in now.seats if s.user_id is not None]
+            if now.status is TableStatus.PLAYING and (public is None or public.kind != "start"):
+                wanted = {u.user_id for u in outbox.private} | set(now.to_act_users) | {
+                    u for (t, u) in self._active if t == now.id}
+                users = [u for u in users if u in wanted
+                         or (now.id, u) not in self.store.hands]
             # The hands are independent: their pictures render side by side.
-            await asyncio.gather(*(
-                self.refresh_hand(info, seat.user_id, news.get(seat.user_id, []))
-                for seat in info.seats if seat.user_id is not None))
+            await asyncio.gather(*(self.refresh_hand(now, u, news.get(u, [])) for u in users))
 
         await asyncio.gather(public_news(), hands())
         for user_id, lines in alerts.items():
