@@ -244,7 +244,8 @@ def hand_text(info: TableInfo, view: Any, legal: list[Any], news: list[str]) -> 
     limit = _content().setup.hand_limit
     lines.append(f"**Story cards ({len(hand)}/{limit}):**" if hand else "**No Story cards.**")
     for card in hand:
-        lines.append(f"• **{card.title}** — {_SIDE_WORD['spring']}: {card.spring} · "
+        lines.append(f"• {card_number(card.id)}**{card.title}** — "
+                     f"{_SIDE_WORD['spring']}: {card.spring} · "
                      f"{_SIDE_WORD['winter']}: {card.winter}")
     mine = [o for o in view.objectives if o.seat == seat]
     for o in mine:
@@ -266,6 +267,12 @@ def hand_text(info: TableInfo, view: Any, legal: list[Any], news: list[str]) -> 
         lines.append("Not your move right now: your choices appear here when it is.")
     text = "\n".join(lines)
     return _clip(text, 2000)
+
+
+def card_number(card_id: str) -> str:
+    """``story_60`` -> ``#60 `` (the number printed on the hand picture), else empty."""
+    tail = card_id.rsplit("_", 1)[-1]
+    return f"#{int(tail)} " if tail.isdigit() else ""
 
 
 def _place(space: str) -> str:
@@ -368,7 +375,7 @@ async def card_autocomplete(interaction: discord.Interaction, current: str
     low = current.lower().strip()
     out = []
     for card in view.hand or []:
-        label = f"{card.title} — 🌸 {card.spring} · ❄️ {card.winter}"
+        label = f"{card_number(card.id)}{card.title} — 🌸 {card.spring} · ❄️ {card.winter}"
         if low and low not in label.lower():
             continue
         out.append(app_commands.Choice(name=_clip(label, 100), value=card.id))

@@ -214,6 +214,13 @@ def decision_prompt(view: View | None, legal: Sequence[Action]) -> str:
         return "Choose your character and where it starts."
     if kind == "tell":
         return "The rules ask you to tell this part of the story: use Tell."
+    if kind == "activation":
+        return ("Your activation: move (a Story card per 2 spaces), take one action, "
+                "or end it with Done.")
+    if kind == "turn":
+        return "Your turn: activate a ready character."
+    if kind == "pay":
+        return "Pay the Story cards this costs."
     return "Your choice:"
 
 
