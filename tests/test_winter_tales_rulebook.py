@@ -481,3 +481,64 @@ def test_story_cards_are_never_lost_or_duplicated_in_play() -> None:
             assert all(m.slot in icons for m in st.memories if m.source == "objective")
             assert all(1 <= m.slot <= st.length for m in st.memories)
         assert G.outcome(st) is not None
+
+
+def test_golden_rule_example_alice_meets_the_love_counter_under_the_scarecrow() -> None:
+    """Golden Rule 1's example: Alice moves to Oaks Park, where the "Love that melts the
+    snow" counter is (under the Scarecrow), and faces the Quest there; the Freezing Horror
+    had just been generated in the Asylum."""
+    st = started(4, seed=1)
+    achille, b, clara, _d = st.order
+    arrange(st, {achille: {"alice": "lantern_square"}, clara: {"scarecrow": "oaks_park"},
+                 b: {"wolf": "curfew_square"}},
+            quests=[BoardQuest(counter="love_that_melts_the_snow",
+                               quest="love_that_melts_the_snow", faction="spring",
+                               carrier="scarecrow"),
+                    BoardQuest(counter="freezing_horror", quest="freezing_horror",
+                               faction="winter", space="mad_hatter_asylum")], turn=achille)
+    give(st, achille, 1)
+    act(st, achille, "activate", character="alice",
+        text="Alice slipped out of her cell and ran from the Asylum.")
+    assert "start_quest" not in kinds(st, achille)  # the counter is not where she is
+    act(st, achille, "move", to="oaks_park", card=st.hands[achille][0])
+    starts = [x for x in G.legal_actions(st, achille) if x.kind == "start_quest"]
+    assert [x.counter for x in starts] == ["love_that_melts_the_snow"]
+    act(st, achille, "start_quest", counter="love_that_melts_the_snow")
+    assert st.ongoing == "love_that_melts_the_snow" and top(st).space == "oaks_park"
+
+
+def test_bookmark_example_snow_white_links_to_a_new_hope() -> None:
+    """The Bookmark example: in the next Chapter Giovanni (the Writer) activates Snow White
+    in the Puppets Theatre to face the Freezing Horror at Memory Lane Cemetery; she draws 3,
+    links her plot to the bookmarked A New Hope Memory, moves (two cards) and begins."""
+    from engines.winter_tales.state import Memory
+
+    st = started(5, seed=1)
+    giovanni = seat_of(st, "writer")
+    spring = seat_of(st, "spring")
+    arrange(st, {giovanni: {"snow_white": "puppets_theatre", "grumpy": "fair_of_wonders"},
+                 spring: {"tin_man": "nightmares_factory"}},
+            quests=[BoardQuest(counter="freezing_horror", quest="freezing_horror",
+                               faction="winter", space="memory_lane_cemetery")],
+            turn=giovanni)
+    st.memories = [Memory(slot=1, source="quest", card="story_01", faction="spring",
+                          counter="a_new_hope")]
+    st.bookmark = 1
+    give(st, giovanni, 0)
+    act(st, giovanni, "activate", character="snow_white")
+    assert len(st.hands[giovanni]) == 3
+    path, cost = route(st, "snow_white", "memory_lane_cemetery")
+    assert cost == 2
+    for i, space in enumerate(path):
+        act(st, giovanni, "move", to=space, card=st.hands[giovanni][0] if i % 2 == 0 else None)
+    act(st, giovanni, "start_quest", counter="freezing_horror",
+        text="Snow White would call forth the ghosts of Winter's grenadiers.")
+    assert top(st).faction == "winter" and top(st).link_ok is None  # assumed made
+    act(st, st.arbiter, "rule_bookmark", made=True)
+    assert top(st).link_ok is True
+    act(st, giovanni, "tell", text="To wake the lost Heroes there was no better place.")
+    # the Writer plays the Quest's side in the plot
+    while top(st).stage == "join":
+        act(st, G.to_act(st)[0], "pass")
+    assert {x.side for x in G.legal_actions(st, giovanni) if x.kind == "play_card"} == {
+        "winter"}
