@@ -268,9 +268,11 @@ class Delivery:
             else:
                 # Several seats may act (an interrupt window): each opens their own menu.
                 menu = ui.turn_button_menu()
-        except ValueError:
+        except Exception:
+            # A broken adapter must not cost the turn its buttons: everyone can still
+            # open their own menu with the generic button.
             log.exception("could not build the turn buttons of table %s", info.id)
-            return None
+            menu = GameUI.turn_button_menu(ui)
         return build_view(menu, info.id, info.version)
 
     async def _current_version(self, table_id: str) -> int | None:

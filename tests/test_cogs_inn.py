@@ -481,3 +481,38 @@ async def test_missing_channel_permissions_are_reported(h: Harness) -> None:
     warning = only(sent, "followup")
     assert warning.ephemeral and "could not post" in warning.content
     assert (await h.service.status(info.id)).version == 1
+
+
+async def test_a_failed_announcement_does_not_deny_the_move(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    info = await started(h)
+    mover = info.to_act_users[0]
+    prompt = h.fake.last_prompt()
+    enabled = next(b for b in prompt.buttons() if not b.get("disabled"))
+    menu = only(await h.click(enabled["custom_id"], mover, prompt), "callback")
+
+    async def broken(*_: Any, **__: Any) -> Any:
+        raise RuntimeError("renderer exploded")
+
+    monkeypatch.setattr(h.bot.delivery, "public_message", broken)
+    sent = await h.click(menu.custom_ids[0], mover, menu)
+    assert (await h.service.status(info.id)).version == 1
+    note = only(sent, "followup")
+    assert note.ephemeral and "You dropped" in note.content and "saved" in note.content
+    assert "nothing was changed" not in note.content
+    monkeypatch.undo()
+    board = only(await h.slash("inn board", mover), "channel_message")
+    assert all(c.startswith(f"ft:{info.id}:1:") for c in board.custom_ids)
+
+
+async def test_a_broken_adapter_falls_back_to_the_generic_button(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self: Any, view: Any, legal: Any) -> Any:
+        raise RuntimeError("adapter bug")
+
+    monkeypatch.setattr(FairyTaleInnUI, "public_menu", broken)
+    info = await started(h)
+    prompt = h.fake.last_prompt()
+    assert prompt.custom_ids == [f"ft:{info.id}:0:turn"]

@@ -33,6 +33,11 @@ log = logging.getLogger(__name__)
 ClickHook = Callable[[discord.Interaction, TableInfo, int, str], Awaitable[None]]
 """``hook(interaction, table info, version, code)`` for one game's clicks."""
 
+ANNOUNCE_FAILED = (
+    "It is saved, but I could not announce it in the channel; the game's `board` "
+    "command shows the table as it is now."
+)
+
 STALE = (
     "This button is from an older turn; the table has moved on. "
     "Use the latest message in the channel."
@@ -148,12 +153,24 @@ class TurnController:
         except ValueError as exc:  # TableError and GameError: plain-English reasons
             await interaction.followup.send(str(exc), ephemeral=True)
             return
-        snapshot = await self.delivery.capture(outbox)  # before any network wait
-        await self._settle_clicked_message(interaction, resolution.done_text)
-        posted = await self.delivery.deliver(outbox, interaction=interaction, snapshot=snapshot)
-        if not posted:
+        # From here on the move is committed: a failure must not claim otherwise.
+        problem = None
+        try:
+            snapshot = await self.delivery.capture(outbox)  # before any network wait
+            await self._settle_clicked_message(interaction, resolution.done_text)
+            posted = await self.delivery.deliver(
+                outbox, interaction=interaction, snapshot=snapshot
+            )
+            problem = None if posted else CANNOT_POST
+        except Exception:
+            log.exception("announcing move %s of table %s failed", outbox.version, table_id)
+            problem = ANNOUNCE_FAILED
+        if problem is not None:
             with contextlib.suppress(discord.HTTPException):
-                await interaction.followup.send(CANNOT_POST, ephemeral=True)
+                await interaction.followup.send(
+                    f"{resolution.done_text or 'Your move was played.'} {problem}",
+                    ephemeral=True,
+                )
 
     async def _settle_clicked_message(
         self, interaction: discord.Interaction, done_text: str | None
