@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,11 +24,14 @@ from bot.delivery import CANNOT_POST
 from bot.tables import NoTable, TableInfo, TableService, TableStatus, UnknownGame
 from bot.ui.items import build_view
 from bot.ui.lobby import lobby_view
+from bot.ui.turns import ANNOUNCE_FAILED
 
 if TYPE_CHECKING:
     from bot.client import FabletopBot
 
 __all__ = ["Guide", "Lobby", "RulesFile", "load_rules", "setup"]
+
+log = logging.getLogger(__name__)
 
 RULES_PATH = Path(__file__).with_name("rules.json")
 
@@ -158,8 +162,13 @@ def _can_manage(interaction: discord.Interaction) -> bool:
 
 async def _deliver_outbox(interaction: discord.Interaction, outbox: Any, ack: str) -> None:
     """Post the outbox's public news in the channel and answer the caller privately."""
-    posted = await delivery_of(interaction).deliver(outbox, interaction=interaction)
-    await interaction.followup.send(ack if posted else CANNOT_POST, ephemeral=True)
+    try:
+        posted = await delivery_of(interaction).deliver(outbox, interaction=interaction)
+        answer = ack if posted else CANNOT_POST
+    except Exception:  # the change is committed: never answer "nothing was changed"
+        log.exception("announcing table %s failed", outbox.table_id)
+        answer = f"Done. {ANNOUNCE_FAILED}"
+    await interaction.followup.send(answer, ephemeral=True)
 
 
 # --------------------------------------------------------------------------- /table
