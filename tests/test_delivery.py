@@ -310,3 +310,14 @@ async def test_sequence_orders_and_never_blocks_for_good(monkeypatch: pytest.Mon
     seq.begin(3)
     await post(4)
     assert order == [1, 2, 4] and seq.in_flight == set()
+
+
+def test_a_broken_adapter_module_falls_back_to_the_generic_ui(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bot.ui import games
+    from bot.ui.adapter import GenericUI
+
+    monkeypatch.setitem(games._ADAPTERS, "fairy-tale-inn", "bot.ui.games.no_such:Thing")
+    assert isinstance(games.get_ui("fairy-tale-inn"), GenericUI)
+    assert isinstance(games.get_ui("unknown-game"), GenericUI)

@@ -8,10 +8,13 @@ gets :class:`~bot.ui.adapter.GenericUI`.
 from __future__ import annotations
 
 import importlib
+import logging
 
 from bot.ui.adapter import Describe, GameUI, GenericUI
 
 __all__ = ["get_ui"]
+
+log = logging.getLogger(__name__)
 
 # game id -> "module:Class", imported lazily so one broken adapter cannot stop the others.
 _ADAPTERS: dict[str, str] = {
@@ -27,5 +30,9 @@ def get_ui(game_id: str, describe: Describe = repr) -> GameUI:
     if target is None:
         return GenericUI(describe=describe)
     module_name, _, class_name = target.partition(":")
-    cls = getattr(importlib.import_module(module_name), class_name)
+    try:
+        cls = getattr(importlib.import_module(module_name), class_name)
+    except Exception:  # a broken adapter: the game stays playable with the generic menus
+        log.exception("UI adapter %s does not load; using the generic one", target)
+        return GenericUI(describe=describe)
     return cls(describe=describe)
