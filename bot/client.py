@@ -149,8 +149,7 @@ class FabletopBot(commands.Bot):
     async def setup_hook(self) -> None:
         if self._commands_only:
             # `fabletop sync`: the command tree is all that is needed.
-            for cog in COGS:
-                await self.load_extension(cog)
+            await self.load_cogs()
             return
         if self.service is None:
             self.service = await TableService.open_sqlite(
@@ -173,8 +172,7 @@ class FabletopBot(commands.Bot):
         # Buttons on any earlier message (even before a restart) find their handler
         # by custom_id pattern; the table itself comes from the store.
         self.add_dynamic_items(GameButton, GameSelect)
-        for cog in COGS:
-            await self.load_extension(cog)
+        await self.load_cogs()
         self._unsubscribe = self.service.subscribe(self.on_table_news)
         if self._start_reminders and self.settings.reminder_minutes > 0:
             self._reminder_task = asyncio.create_task(
@@ -182,6 +180,15 @@ class FabletopBot(commands.Bot):
             )
         if self._sync_on_start:
             await self.sync_commands(self.settings.dev_guild_id)
+
+    async def load_cogs(self) -> None:
+        """Load every cog; one that fails is logged and skipped, so a broken game
+        cannot keep the others (and the lobby) offline."""
+        for cog in COGS:
+            try:
+                await self.load_extension(cog)
+            except commands.ExtensionError:
+                log.exception("cog %s did not load; its commands are unavailable", cog)
 
     async def close(self) -> None:
         if self._unsubscribe is not None:

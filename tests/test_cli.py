@@ -268,3 +268,12 @@ def test_doctests_of_the_bot_modules() -> None:
     for module in (bot.settings, bot.ui.ids, bot.cogs.common):
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+async def test_a_broken_cog_does_not_stop_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
+    import bot.client
+
+    monkeypatch.setattr(bot.client, "COGS", ("bot.cogs.no_such_cog", *bot.client.COGS))
+    b = create_bot(Settings(_env_file=None), commands_only=True)
+    await b.load_cogs()
+    assert b.tree.get_command("table") is not None and b.tree.get_command("inn") is not None
