@@ -14,6 +14,7 @@ channel (text, components), in another player's DM, in a custom_id, in a board p
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import time
@@ -25,7 +26,7 @@ import pytest
 from engines import get_game
 from engines.winter_tales.content import load_content
 from tests.e2e.harness import E2E
-from tests.e2e.play import table_row
+from tests.e2e.play import actions, table_row
 from tests.emulator import Emulator, Message, Person
 
 pytestmark = pytest.mark.e2e
@@ -72,6 +73,7 @@ class Game:
         self.boards_posted = 0
         self.seen: dict[int, tuple[int, int, int]] = {}
         self.custom_ids = 0
+        self.timeouts = 0
         self.states: dict[int, str] = {}
         """version -> state JSON, as observed after each move."""
         self.hands_checked = 0
@@ -264,7 +266,10 @@ async def choose_and_play(g: Game, rng: random.Random, row: Any, person: Person)
 
 
 async def play_to_the_end(e2e: E2E, players: int, seed: int, options: str,
-                          max_moves: int = 400) -> dict[str, Any]:
+                          max_moves: int = 400, idle_once: bool = False) -> dict[str, Any]:
+    """Play a whole game. ``idle_once``: the first time someone has an optional decision
+    (an interrupt, stepping in...), nobody answers it, and the table's interrupt timeout
+    must pass it for them."""
     emu, bot, (alice, bob, carol) = e2e
     people = [alice, bob, carol] + [emu.user(f"p{i}") for i in range(4, players + 1)]
     started_at = time.perf_counter()
@@ -302,6 +307,21 @@ async def play_to_the_end(e2e: E2E, players: int, seed: int, options: str,
         if not exported and moves >= 45:
             exported = True
             await check_mid_game_export(g, row, people[-1])
+        optional = GAME.view(state, None).optional
+        if idle_once and optional and not any(
+                g.seat_of(row, p) in to_act and g.seat_of(row, p) not in optional
+                for p in people):
+            idle_once = False
+            await emu.wait_for(lambda v=row.version: g.row().version > v, 15,
+                               "the interrupt timeout to pass the undecided seat")
+            name = next(x["name"] for x in row.seats if x["index"] == optional[0])
+            await emu.wait_for(lambda n=name: any(
+                f"{n} did not decide in time" in m.content
+                for m in emu.channel.messages[-4:]), 10, "the timeout announcement")
+            passed = json.loads(actions(g.db, row.id)[-1][2])
+            assert passed["kind"] == "pass"
+            g.timeouts += 1
+            continue
         if not xcarded and moves > 30:
             xcarded = True
             await raise_x_card(g, rng, people)
@@ -380,8 +400,10 @@ async def test_three_players_full_game(e2e: E2E) -> None:
 
 async def test_four_players_with_modules(e2e: E2E) -> None:
     result = await play_to_the_end(e2e, 4, seed=2,
-                                   options="power=yes skill=yes lines='spiders' veils=none")
+                                   options="power=yes skill=yes lines='spiders' veils=none "
+                                   "interrupt_timeout=1", idle_once=True)
     report("4 players", result)
+    assert result["game"].timeouts == 1
     assert result["state"].options.lines == ["spiders"]
     assert result["state"].winner is not None
 
