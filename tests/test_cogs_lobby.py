@@ -349,3 +349,27 @@ async def test_start_by_command_takes_the_buttons_off_the_lobby(h: Harness) -> N
     assert len(closed) == 1 and closed[0].payload["components"] == []
     # the lobby closes before the board goes up
     assert sent.index(closed[0]) < sent.index(only(sent, "channel_message"))
+
+
+async def test_options_autocomplete_comes_from_the_game(h: Harness) -> None:
+    sent = await h.autocomplete("table new", ANN, "options", game="treasure", options="")
+    values = [c["value"] for c in sent.payload["data"]["choices"]]
+    assert "variant=true" in values
+    assert any(v.startswith("king_path_length=") for v in values)
+    sent = await h.autocomplete("table new", ANN, "options", game="treasure",
+                                options="variant=true")
+    values = [c["value"] for c in sent.payload["data"]["choices"]]
+    assert values[0] == "variant=true"
+    assert all(v.startswith("variant=true") for v in values)
+    assert not any(v.count("variant=") > 1 for v in values)
+    sent = await h.autocomplete("table new", ANN, "options", game="fairy-tale-inn", options="")
+    assert sent.payload["data"]["choices"] == []  # the Inn has no options
+
+
+async def test_game_options_reach_the_table(h: Harness) -> None:
+    await h.slash("table new", ANN, uname="Ann", game="treasure", options="variant=true")
+    assert (await h.service.status(CHANNEL_ID)).options.get("variant") is True
+    await h.slash("table abort", ANN)
+    sent = await h.slash("table new", ANN, game="treasure", options="colour=blue")
+    reply = only(sent, "callback")
+    assert reply.ephemeral and "option" in reply.content.lower()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -113,6 +114,47 @@ async def rules_autocomplete(
     ][:25]
 
 
+_OPTION_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*=")
+
+
+def option_suggestions(game_id: str, current: str) -> list[str]:
+    """``current`` plus one more ``name=value`` per option of the game not yet given
+    (booleans suggested flipped from their default, numbers at their default)."""
+    from engines import get_game
+
+    try:
+        fields = get_game(game_id).Options.model_fields
+    except Exception:
+        return []
+    base = current.strip()
+    given = set(_OPTION_KEY.findall(base))
+    out = [base] if base else []
+    for name, field in fields.items():
+        if name in given:
+            continue
+        default = field.get_default(call_default_factory=True)
+        if isinstance(default, bool):
+            pair = f"{name}={'false' if default else 'true'}"
+        elif isinstance(default, int | float):
+            pair = f"{name}={default}"
+        elif default is None:
+            pair = f"{name}="
+        else:
+            continue  # lists and the like are not typed on one line
+        out.append(f"{base} {pair}".strip())
+    return [s for s in out if len(s) <= 100][:25]
+
+
+async def options_autocomplete(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    try:
+        game_id = _match_game(str(getattr(interaction.namespace, "game", "") or ""))
+    except ValueError:
+        return []
+    return [app_commands.Choice(name=s, value=s) for s in option_suggestions(game_id, current)]
+
+
 async def level_autocomplete(
     interaction: discord.Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
@@ -188,7 +230,7 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
         options="Game options as name=value pairs (see /rules)",
         reminder_minutes="Ping the player after this many idle minutes (0 = never)",
     )
-    @app_commands.autocomplete(game=game_autocomplete)
+    @app_commands.autocomplete(game=game_autocomplete, options=options_autocomplete)
     async def new(
         self,
         interaction: discord.Interaction,
