@@ -450,3 +450,56 @@ async def test_winter_commands_elsewhere_explain_themselves(h: Harness) -> None:
     assert "not Winter Tales" in reply_text(sent)
     sent = await h.slash("winter help", BOB)
     assert "/winter tell" in reply_text(sent)
+
+
+async def test_closed_dms_get_one_nudge_and_the_ephemeral_hand_still_works(h: Harness) -> None:
+    h.fake.closed_dms.add(BOB)
+    await open_table(h)
+    nudges = [s for s in h.fake.channel_messages() if f"<@{BOB}>" in s.content
+              and "/winter hand" in s.content]
+    assert len(nudges) == 1
+    assert await h.bot.delivery.dm_memory.is_closed(BOB)
+    await dealt(h)
+    assert len([s for s in h.fake.channel_messages() if "/winter hand" in s.content
+                and f"<@{BOB}>" in s.content]) == 1  # no nudge on every change
+    sent = await h.slash("winter hand", BOB)
+    follow = next(s for s in sent if s.kind == "followup")
+    assert follow.ephemeral
+    for card in await hand_ids(h, BOB):
+        assert CARDS[card] in follow.content
+
+
+async def test_hand_message_ids_survive_a_restart(h: Harness, tmp_path: Path) -> None:
+    from bot.cogs.winter import WinterStore
+
+    await open_table(h)
+    i = await info(h)
+    cog = h.bot.get_cog("winter")
+    before = {k: v.message_id for k, v in cog.store.hands.items()}
+    assert set(before) == {(i.id, u) for u in PEOPLE}
+    again = WinterStore(tmp_path / "w.sqlite3")
+    await again.load()
+    assert {k: v.message_id for k, v in again.hands.items()} == before
+    assert again.timeouts[i.id] == 60.0 and again.channels[CHANNEL_ID] == i.id
+
+
+async def test_story_export_after_the_end_and_the_storybook_posted(h: Harness) -> None:
+    await open_table(h, options="interrupt_timeout=0")
+    rng = random.Random(4)
+    i = await info(h)
+    for _ in range(4000):
+        user = seat_user(i, rng.choice(list(i.to_act)))
+        legal = await h.service.legal_actions(i.id, user)
+        outbox = await h.service.act(i.id, user, rng.choice(legal))
+        i = outbox.table
+        if i.status.value == "finished":
+            break
+    await h.bot.delivery.deliver(outbox)  # the last move is announced as a move would be
+    await h.fake.settle()
+    book = next(s for s in h.fake.channel_messages() if "storybook" in s.content)
+    assert sorted(n.rsplit(".", 1)[1] for n, _ in book.files) == ["html", "json", "md"]
+    assert h.bot.get_cog("winter").timeout_of(outbox.table) is None  # 0 = never
+    sent = await h.slash("winter story", CAROL, format="json")
+    follow = next(s for s in sent if s.kind == "followup")
+    assert follow.files and follow.files[0][0].endswith(".json")
+    assert b'"winner"' in follow.files[0][1] or b"winner" in follow.files[0][1]

@@ -750,7 +750,7 @@ class Winter(commands.GroupCog, name="winter", group_name="winter",
         board = None
         if fmt in ("all", "html"):
             board = await delivery.render_png(GAME_ID, view, info)
-        title = f"A Winter Tale (table {info.id})"
+        title = "A Winter Tale"
         exports = await asyncio.to_thread(storybook.export, view, names, title, board)
         wanted = ("md", "html", "json") if fmt == "all" else (fmt,)
         return [(f"winter-tale-{info.id}.{ext}", exports[ext].encode("utf-8"))
