@@ -446,6 +446,10 @@ class Delivery:
         return await self.post_public(outbox, await self.capture(outbox))
 
     def remember_lobby(self, table_id: str, interaction: discord.Interaction) -> None:
+        # An interaction token can edit its reply for 15 minutes: drop the expired ones.
+        expired = [t for t, i in self._lobbies.items() if i.is_expired()]
+        for t in expired:
+            del self._lobbies[t]
         self._lobbies[table_id] = interaction
 
     def forget_lobby(self, table_id: str) -> None:
@@ -455,7 +459,7 @@ class Delivery:
         """Take the Join/Start buttons off the lobby message once the lobby is over
         (best effort: after 15 minutes or a restart they stay, and only say so)."""
         interaction = self._lobbies.pop(table_id, None)
-        if interaction is None:
+        if interaction is None or interaction.is_expired():
             return
         try:
             await interaction.edit_original_response(view=None)

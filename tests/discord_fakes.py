@@ -35,11 +35,13 @@ CHANNEL_ID = 600000000000000001
 OWNER_ID = 100000000000000009
 EPHEMERAL = 64
 
-_snowflakes = itertools.count(700000000000000001)
+_snowflakes = itertools.count(1)
 
 
 def snowflake() -> int:
-    return next(_snowflakes)
+    """A fresh id whose embedded time is now (interactions expire 15 minutes after
+    the time in their id)."""
+    return discord.utils.time_snowflake(discord.utils.utcnow()) + next(_snowflakes)
 
 
 def user_payload(user_id: int, name: str | None = None, *, bot: bool = False) -> dict[str, Any]:
