@@ -762,7 +762,7 @@ class TableService:
             if len(info.seats) < info.min_players:
                 lines.append(
                     f"Waiting for {info.min_players - len(info.seats)} more player(s): "
-                    "join with /table join (the host can add an AI with /table ai)."
+                    "join with /table join (the host can add an AI with /table addbot)."
                 )
             else:
                 lines.append("Ready: the host can start with /table start.")
@@ -880,7 +880,7 @@ class TableService:
         if t.status is TableStatus.PLAYING:
             raise NotInLobby(
                 "The game at this table has already started. The host can hand a seat "
-                "to someone with /table replace."
+                "to someone with /table handover."
             )
         raise NotInLobby("This table is closed.")
 
@@ -1030,7 +1030,7 @@ class TableService:
             if n < game.min_players:
                 raise NotEnoughPlayers(
                     f"{game.name} needs at least {game.min_players} players and this table "
-                    f"has {n}. Invite someone to /table join, or add an AI with /table ai."
+                    f"has {n}. Invite someone to /table join, or add an AI with /table addbot."
                 )
             if n > game.max_players:  # only reachable if a game's limits changed
                 raise TableFull(f"{game.name} takes at most {game.max_players} players.")
