@@ -16,12 +16,14 @@ True
 
 from __future__ import annotations
 
+import hashlib
 import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -189,6 +191,23 @@ def to_png(img: Image.Image, max_colors: int | None = 256, optimize: bool = Fals
     buf = io.BytesIO()
     img.save(buf, format="PNG", optimize=optimize)
     return buf.getvalue()
+
+
+def view_get(obj: Any, name: str, default: Any = None) -> Any:
+    """A field of a pydantic view or of its JSON dict form: renderers accept both.
+
+    >>> view_get({"seat": 1}, "seat"), view_get({}, "seat", 0)
+    (1, 0)
+    """
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def stable_seed(key: str) -> int:
+    """A 64-bit number fixed by ``key`` alone (sha256, unlike ``hash`` the same on every
+    run), so decorative variation never changes between two renders of one thing."""
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
 
 
 # --------------------------------------------------------------------------- text

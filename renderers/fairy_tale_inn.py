@@ -52,6 +52,7 @@ from renderers.common import (
     text_center,
     text_left,
     to_png,
+    view_get,
     wrap_text,
 )
 from renderers.fti_icons import draw_glyph
@@ -519,13 +520,6 @@ def render_picture(pic: Picture) -> bytes:
 # --------------------------------------------------------------------------- from the view
 
 
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    """A field of a pydantic view or of its JSON dict form."""
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
 def _room_kind(kind: str, amount: int) -> str:
     return f"gold{amount}" if kind == "gold" else kind
 
@@ -533,60 +527,62 @@ def _room_kind(kind: str, amount: int) -> str:
 def picture_from_view(view: Any, names: Sequence[str] | None = None) -> Picture:
     """The :class:`Picture` of a Fairy Tale Inn view (``engines.fairy_tale_inn.InnView``
     or its ``model_dump()``); ``names`` are the seats' display names."""
-    columns = int(_get(view, "columns", 7))
-    rows = int(_get(view, "rows", 6))
+    columns = int(view_get(view, "columns", 7))
+    rows = int(view_get(view, "rows", 6))
     cells: dict[tuple[int, int], Piece] = {}
-    for c, col in enumerate(_get(view, "grid", []) or []):
+    for c, col in enumerate(view_get(view, "grid", []) or []):
         for r, cell in enumerate(col):
-            cells[(c + 1, r + 1)] = Piece(str(_get(cell, "token")), _get(cell, "owner"))
+            cells[(c + 1, r + 1)] = Piece(str(view_get(cell, "token")), view_get(cell, "owner"))
     rooms = {
-        (int(_get(rm, "column")), int(_get(rm, "row"))):
-            _room_kind(str(_get(rm, "kind")), int(_get(rm, "amount", 0)))
-        for rm in _get(view, "rooms", []) or []
+        (int(view_get(rm, "column")), int(view_get(rm, "row"))):
+            _room_kind(str(view_get(rm, "kind")), int(view_get(rm, "amount", 0)))
+        for rm in view_get(view, "rooms", []) or []
     }
-    slots = sorted(_get(view, "guest_list", []) or [], key=lambda s: int(_get(s, "slot")))
+    slots = sorted(view_get(view, "guest_list", []) or [], key=lambda s: int(view_get(s, "slot")))
     characters = [
         # A content file may give a shorter caption for images; else the full text.
-        Character(str(_get(ch, "id")), str(_get(ch, "name")), str(_get(ch, "ability", "")),
-                  str(_get(ch, "short", None) or _get(ch, "text", "")), _get(ch, "companion"))
-        for ch in _get(view, "characters", []) or []
+        Character(str(view_get(ch, "id")), str(view_get(ch, "name")),
+                  str(view_get(ch, "ability", "")),
+                  str(view_get(ch, "short", None) or view_get(ch, "text", "")),
+                  view_get(ch, "companion"))
+        for ch in view_get(view, "characters", []) or []
     ]
     extra_names = {}
-    for col in _get(view, "grid", []) or []:
+    for col in view_get(view, "grid", []) or []:
         for cell in col:
-            extra_names[str(_get(cell, "token"))] = str(_get(cell, "name"))
+            extra_names[str(view_get(cell, "token"))] = str(view_get(cell, "name"))
     for slot in slots:
-        if _get(slot, "token") is not None:
-            extra_names[str(_get(slot, "token"))] = str(_get(slot, "name"))
-    to_act = _get(view, "to_act")
-    winners = _get(view, "winners")
-    gold = [int(g) for g in _get(view, "gold", []) or []]
+        if view_get(slot, "token") is not None:
+            extra_names[str(view_get(slot, "token"))] = str(view_get(slot, "name"))
+    to_act = view_get(view, "to_act")
+    winners = view_get(view, "winners")
+    gold = [int(g) for g in view_get(view, "gold", []) or []]
     return Picture(
         columns=columns,
         rows=rows,
         cells=cells,
         rooms=rooms,
-        guests=[_get(s, "token") for s in slots],
-        costs=[int(_get(s, "cost", 0)) for s in slots],
+        guests=[view_get(s, "token") for s in slots],
+        costs=[int(view_get(s, "cost", 0)) for s in slots],
         gold=gold,
         names=list(names or []),
         to_act=[] if to_act is None else [int(to_act)],
-        starter=_get(view, "starter"),
-        viewer=_get(view, "seat"),
+        starter=view_get(view, "starter"),
+        viewer=view_get(view, "seat"),
         characters=characters,
         token_names=extra_names,
-        bag=int(_get(view, "bag_count", 0)),
-        last_drop=[(int(c), int(r)) for c, r in _get(view, "last_cells", []) or []],
-        pending=str(_get(view, "prompt", "") or ""),
-        phase=str(_get(view, "phase", "") or ""),
-        rat_columns=[int(c) for c in _get(view, "rat_columns", []) or []],
+        bag=int(view_get(view, "bag_count", 0)),
+        last_drop=[(int(c), int(r)) for c, r in view_get(view, "last_cells", []) or []],
+        pending=str(view_get(view, "prompt", "") or ""),
+        phase=str(view_get(view, "phase", "") or ""),
+        rat_columns=[int(c) for c in view_get(view, "rat_columns", []) or []],
         over=winners is not None,
         winners=[int(w) for w in winners or []],
-        reason=str(_get(view, "reason", "") or ""),
-        end_preview=[int(g) for g in _get(view, "end_preview", []) or []],
-        end_bonus=[int(g) for g in _get(view, "end_bonus", []) or []],
+        reason=str(view_get(view, "reason", "") or ""),
+        end_preview=[int(g) for g in view_get(view, "end_preview", []) or []],
+        end_bonus=[int(g) for g in view_get(view, "end_bonus", []) or []],
         companions_left={str(k): int(v)
-                         for k, v in (_get(view, "companions_left", {}) or {}).items()},
+                         for k, v in (view_get(view, "companions_left", {}) or {}).items()},
     )
 
 

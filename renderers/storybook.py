@@ -37,6 +37,7 @@ from functools import lru_cache
 from typing import Any
 
 from engines.winter_tales.content import WinterContent, load_content
+from renderers.common import view_get
 
 FACTION_LABEL = {"spring": "Spring", "winter": "Winter", "writer": "Writer"}
 KIND_LABEL = {
@@ -125,12 +126,6 @@ class Story:
 # --------------------------------------------------------------------------- the adapter
 
 
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
 @lru_cache(maxsize=1)
 def _content() -> WinterContent:
     return load_content()
@@ -162,31 +157,31 @@ def keep_entry(entry: Any) -> bool:
     >>> keep_entry({"kind": "narration", "text": "x", "hidden": True})
     False
     """
-    return not (_get(entry, "struck", False) or _get(entry, "hidden", False))
+    return not (view_get(entry, "struck", False) or view_get(entry, "hidden", False))
 
 
 def story_from_view(view: Any, names: Sequence[str] | None = None,
                     title: str = "A Winter Tale") -> Story:
     """The :class:`Story` in a Winter Tales view; the only code that reads the view."""
     c = _content()
-    factions = [str(f) for f in _get(view, "factions", []) or []]
-    arbiter = _get(view, "arbiter")
+    factions = [str(f) for f in view_get(view, "factions", []) or []]
+    arbiter = view_get(view, "arbiter")
     chars: dict[int, list[str]] = {}
-    for f in _get(view, "figures", []) or []:
-        owner = _get(f, "owner")
+    for f in view_get(view, "figures", []) or []:
+        owner = view_get(f, "owner")
         if owner is not None:
-            chars.setdefault(int(owner), []).append(_character_name(str(_get(f, "id"))) or "")
+            chars.setdefault(int(owner), []).append(_character_name(str(view_get(f, "id"))) or "")
     players = [StoryPlayer(seat=s, name=_seat_name(names, s) or "", faction=fac,
                            characters=tuple(chars.get(s, [])), arbiter=s == arbiter)
                for s, fac in enumerate(factions)]
     chapters: list[StoryChapter] = []
     current: StoryChapter | None = None
-    for e in _get(view, "transcript", []) or []:
+    for e in view_get(view, "transcript", []) or []:
         if not keep_entry(e):
             continue
-        kind = str(_get(e, "kind", "narration"))
-        chapter = int(_get(e, "chapter", 0) or 0)
-        text = _get(e, "text")
+        kind = str(view_get(e, "kind", "narration"))
+        chapter = int(view_get(e, "chapter", 0) or 0)
+        text = view_get(e, "text")
         if kind == "chapter":
             current = StoryChapter(chapter, str(text or f"Chapter {chapter}"))
             chapters.append(current)
@@ -197,11 +192,11 @@ def story_from_view(view: Any, names: Sequence[str] | None = None,
         if current is None:
             current = StoryChapter(0, "Before the story" if chapter == 0 else f"Chapter {chapter}")
             chapters.append(current)
-        seat = _get(e, "seat")
-        card = _get(e, "card")
-        side = _get(e, "side")
+        seat = view_get(e, "seat")
+        card = view_get(e, "card")
+        side = view_get(e, "side")
         card_title = caption = None
-        concept = _get(e, "concept")
+        concept = view_get(e, "concept")
         if card:
             try:
                 sc = c.story_card(str(card))
@@ -214,19 +209,20 @@ def story_from_view(view: Any, names: Sequence[str] | None = None,
         if not card and not text:
             continue  # nothing to tell (a part passed in silence)
         current.entries.append(StoryEntry(
-            n=int(_get(e, "n", 0) or 0), kind=kind, chapter=chapter,
+            n=int(view_get(e, "n", 0) or 0), kind=kind, chapter=chapter,
             text=None if text is None else str(text),
             seat=None if seat is None else int(seat), author=_seat_name(names, seat),
             faction=factions[seat] if seat is not None and 0 <= seat < len(factions) else None,
-            character=_character_name(_get(e, "character")), card=card, card_title=card_title,
+            character=_character_name(view_get(e, "character")), card=card, card_title=card_title,
             side=side, caption=caption, concept=concept,
         ))
     chapters = [ch for ch in chapters if ch.entries]
     memories = []
-    for m in sorted(_get(view, "memories", []) or [], key=lambda m: int(_get(m, "slot", 0))):
-        card = str(_get(m, "card", ""))
-        faction = _get(m, "faction")
-        counter = _get(m, "counter")
+    for m in sorted(view_get(view, "memories", []) or [],
+                    key=lambda m: int(view_get(m, "slot", 0))):
+        card = str(view_get(m, "card", ""))
+        faction = view_get(m, "faction")
+        counter = view_get(m, "counter")
         quest = None
         if counter:
             try:
@@ -234,9 +230,9 @@ def story_from_view(view: Any, names: Sequence[str] | None = None,
             except ValueError:
                 quest = None
         mtitle, concept, caption = card, None, None
-        if _get(m, "source") == "objective":
+        if view_get(m, "source") == "objective":
             try:
-                mtitle = c.objective_card(str(_get(m, "objective") or card)).title
+                mtitle = c.objective_card(str(view_get(m, "objective") or card)).title
             except ValueError:
                 mtitle = "An Objective"
         else:
@@ -247,17 +243,17 @@ def story_from_view(view: Any, names: Sequence[str] | None = None,
                     caption = sc.side(faction).caption
             except ValueError:
                 mtitle = "A Neutral Memory"
-        memories.append(StoryMemory(slot=int(_get(m, "slot")),
-                                    source=str(_get(m, "source", "quest")), title=mtitle,
+        memories.append(StoryMemory(slot=int(view_get(m, "slot")),
+                                    source=str(view_get(m, "source", "quest")), title=mtitle,
                                     faction=faction, card=card, quest=quest, concept=concept,
-                                    caption=caption, chapter=int(_get(m, "chapter", 0) or 0)))
-    length = int(_get(view, "length", 3) or 3)
-    final = _get(view, "final")
+                                    caption=caption, chapter=int(view_get(m, "chapter", 0) or 0)))
+    length = int(view_get(view, "length", 3) or 3)
+    final = view_get(view, "final")
     return Story(title=title, players=players, length=length,
-                 epilogue_space=int(_get(view, "epilogue_space", None) or length + 1),
-                 chapters=chapters, memories=memories, bookmark=_get(view, "bookmark"),
-                 winner=_get(view, "winner"), final=dict(final) if final else None,
-                 chapter_now=int(_get(view, "chapter", 0) or 0))
+                 epilogue_space=int(view_get(view, "epilogue_space", None) or length + 1),
+                 chapters=chapters, memories=memories, bookmark=view_get(view, "bookmark"),
+                 winner=view_get(view, "winner"), final=dict(final) if final else None,
+                 chapter_now=int(view_get(view, "chapter", 0) or 0))
 
 
 # --------------------------------------------------------------------------- shared words
@@ -717,7 +713,7 @@ def export(view: Any, names: Sequence[str] | None = None, title: str = "A Winter
 
     Raises ``ValueError`` for a seat's view: exports are made from what everyone may see.
     """
-    if _get(view, "seat") is not None:
+    if view_get(view, "seat") is not None:
         raise ValueError("Exports are made from the public view (seat=None), not a seat's view.")
     story = story_from_view(view, names, title)
     return {"md": to_markdown(story), "html": to_html(story, board_png), "json": to_json(story)}

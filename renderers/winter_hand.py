@@ -50,6 +50,7 @@ from renderers.common import (
     rounded_panel,
     text_center,
     text_left,
+    view_get,
     wrap_text,
 )
 
@@ -1130,12 +1131,6 @@ def render_hand(hand: Hand) -> bytes:
 # --------------------------------------------------------------------------- from the view
 
 
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
 def hand_from_view(view: Any, names: Sequence[str] | None = None) -> Hand:
     """The :class:`Hand` in a seat's view (``WinterView`` or its dict); the only adapter.
 
@@ -1144,41 +1139,41 @@ def hand_from_view(view: Any, names: Sequence[str] | None = None) -> Hand:
     from engines.winter_tales.content import load_content
 
     c = load_content()
-    seat = _get(view, "seat")
-    factions = list(_get(view, "factions", []) or [])
+    seat = view_get(view, "seat")
+    factions = list(view_get(view, "factions", []) or [])
     faction = str(factions[seat]) if seat is not None and seat < len(factions) else ""
     cards = []
-    for cf in (_get(view, "hand") or []) if seat is not None else []:
-        cid = str(_get(cf, "id"))
-        spring, winter = str(_get(cf, "spring", "")), str(_get(cf, "winter", ""))
+    for cf in (view_get(view, "hand") or []) if seat is not None else []:
+        cid = str(view_get(cf, "id"))
+        spring, winter = str(view_get(cf, "spring", "")), str(view_get(cf, "winter", ""))
         try:  # every caption the card prints, not just the first
             sc = c.story_card(cid)
             spring = " · ".join(sc.spring.captions)
             winter = " · ".join(sc.winter.captions)
         except ValueError:
             pass
-        cards.append(HandCard(id=cid, title=str(_get(cf, "title", "")),
-                              image=str(_get(cf, "image", "")), spring=spring, winter=winter))
+        cards.append(HandCard(id=cid, title=str(view_get(cf, "title", "")),
+                              image=str(view_get(cf, "image", "")), spring=spring, winter=winter))
     objectives = []
-    for o in _get(view, "objectives", []) or []:
-        if seat is None or _get(o, "seat") != seat:
+    for o in view_get(view, "objectives", []) or []:
+        if seat is None or view_get(o, "seat") != seat:
             continue
-        kind = str(_get(o, "kind", ""))
+        kind = str(view_get(o, "kind", ""))
         try:
             ot = c.objective_type(kind)
             text = ot.condition_text
         except ValueError:
             text = ""
         locs = []
-        for loc in _get(o, "locations", []) or []:
+        for loc in view_get(o, "locations", []) or []:
             try:
                 locs.append(c.map.space(str(loc)).name)
             except ValueError:
                 locs.append(str(loc))
-        state = "completed" if _get(o, "completed") else (
-            "revealed" if _get(o, "revealed") else "secret")
-        objectives.append(HandObjective(title=str(_get(o, "title", kind)),
-                                        faction=str(_get(o, "faction", "")), text=text,
+        state = "completed" if view_get(o, "completed") else (
+            "revealed" if view_get(o, "revealed") else "secret")
+        objectives.append(HandObjective(title=str(view_get(o, "title", kind)),
+                                        faction=str(view_get(o, "faction", "")), text=text,
                                         places=("Location: " if len(locs) == 1 else "Locations: ")
                                         + " and ".join(locs) if locs else "", state=state))
     name = "Your"

@@ -65,6 +65,7 @@ from renderers.common import (
     text_center,
     text_left,
     to_png,
+    view_get,
     wrap_text,
 )
 
@@ -941,18 +942,11 @@ def render_picture(pic: Picture) -> bytes:
 # --------------------------------------------------------------------------- from the view
 
 
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    """A field of a pydantic view or of its JSON dict form."""
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
 def _memory_title(mem: Any) -> str:
     c = _content()
-    card = str(_get(mem, "card", ""))
-    if _get(mem, "source") == "objective" or _get(mem, "objective"):
-        oid = _get(mem, "objective") or card
+    card = str(view_get(mem, "card", ""))
+    if view_get(mem, "source") == "objective" or view_get(mem, "objective"):
+        oid = view_get(mem, "objective") or card
         try:
             return c.objective_card(str(oid)).title.split(":", 1)[-1].strip()
         except ValueError:
@@ -1032,33 +1026,33 @@ def picture_from_view(view: Any, names: Sequence[str] | None = None) -> Picture:
     Only public fields are read (hand and Objective faces are never looked at).
     """
     c = _content()
-    players = int(_get(view, "players", 0) or 0)
-    factions = [str(f) for f in (_get(view, "factions", []) or [])]
+    players = int(view_get(view, "players", 0) or 0)
+    factions = [str(f) for f in (view_get(view, "factions", []) or [])]
     players = max(players, len(factions))
     figures = []
-    for f in _get(view, "figures", []) or []:
-        fid = str(_get(f, "id"))
+    for f in view_get(view, "figures", []) or []:
+        fid = str(view_get(f, "id"))
         try:
             name = c.character(fid).name
         except ValueError:
             name = fid
-        owner = _get(f, "owner")
+        owner = view_get(f, "owner")
         figures.append(Fig(
-            id=fid, name=name, faction=str(_get(f, "faction", "spring")),
+            id=fid, name=name, faction=str(view_get(f, "faction", "spring")),
             owner=None if owner is None else int(owner),
-            space=_get(f, "space"), ready=bool(_get(f, "ready", True)),
-            incapacitated=bool(_get(f, "incapacitated", False)),
-            removed=bool(_get(f, "removed", False)),
+            space=view_get(f, "space"), ready=bool(view_get(f, "ready", True)),
+            incapacitated=bool(view_get(f, "incapacitated", False)),
+            removed=bool(view_get(f, "removed", False)),
         ))
     # Unowned figures (unused characters, not yet chosen) are not on the board.
     figures = [f for f in figures if f.owner is not None or f.space is not None]
-    quests = [QuestMark(counter=str(_get(q, "counter")), quest=str(_get(q, "quest")),
-                        faction=str(_get(q, "faction")), space=_get(q, "space"),
-                        carrier=_get(q, "carrier"))
-              for q in _get(view, "quests", []) or []]
+    quests = [QuestMark(counter=str(view_get(q, "counter")), quest=str(view_get(q, "quest")),
+                        faction=str(view_get(q, "faction")), space=view_get(q, "space"),
+                        carrier=view_get(q, "carrier"))
+              for q in view_get(view, "quests", []) or []]
     memories = []
-    for m in _get(view, "memories", []) or []:
-        counter = _get(m, "counter")
+    for m in view_get(view, "memories", []) or []:
+        counter = view_get(m, "counter")
         cf = None
         if counter:
             try:
@@ -1066,59 +1060,60 @@ def picture_from_view(view: Any, names: Sequence[str] | None = None) -> Picture:
             except ValueError:
                 cf = None
         memories.append(MemoryCell(
-            slot=int(_get(m, "slot")), source=str(_get(m, "source", "quest")),
-            title=_memory_title(m), faction=_get(m, "faction"), card=str(_get(m, "card", "")),
+            slot=int(view_get(m, "slot")), source=str(view_get(m, "source", "quest")),
+            title=_memory_title(m), faction=view_get(m, "faction"),
+            card=str(view_get(m, "card", "")),
             counter=counter, counter_faction=cf,
         ))
     powers = []
-    for p in _get(view, "powers", []) or []:
-        counter = str(_get(p, "counter"))
+    for p in view_get(view, "powers", []) or []:
+        counter = str(view_get(p, "counter"))
         try:
             pf = c.quest_counter(counter).faction
         except ValueError:
             pf = "spring"
-        powers.append(PowerMark(counter=counter, quest=str(_get(p, "quest")), faction=pf,
-                                holder=int(_get(p, "holder", 0)),
-                                characters=tuple(_get(p, "characters", []) or ()),
-                                location=_get(p, "location")))
+        powers.append(PowerMark(counter=counter, quest=str(view_get(p, "quest")), faction=pf,
+                                holder=int(view_get(p, "holder", 0)),
+                                characters=tuple(view_get(p, "characters", []) or ()),
+                                location=view_get(p, "location")))
     # Objectives lying face up in front of a player (the Spy, the Connection): public.
     # Secret ones (the viewer's own in a seat view) are never drawn.
-    revealed = [(int(_get(o, "seat")), str(_get(o, "title")))
-                for o in _get(view, "objectives", []) or []
-                if _get(o, "revealed") and not _get(o, "completed")]
-    length = int(_get(view, "length", 3) or 3)
-    arb = _get(view, "arbiter")
-    acting = _get(view, "acting")
-    if _get(view, "winner") is not None:
+    revealed = [(int(view_get(o, "seat")), str(view_get(o, "title")))
+                for o in view_get(view, "objectives", []) or []
+                if view_get(o, "revealed") and not view_get(o, "completed")]
+    length = int(view_get(view, "length", 3) or 3)
+    arb = view_get(view, "arbiter")
+    acting = view_get(view, "acting")
+    if view_get(view, "winner") is not None:
         acting = None  # the story is over: nobody is acting any more
     return Picture(
         players=players,
         names=list(names or []),
         factions=factions,
-        chapter=int(_get(view, "chapter", 0) or 0),
+        chapter=int(view_get(view, "chapter", 0) or 0),
         length=length,
-        epilogue_space=int(_get(view, "epilogue_space", None) or length + 1),
-        phase=str(_get(view, "phase", "") or ""),
-        decision=decision_text(str(_get(view, "decision", "") or "")),
+        epilogue_space=int(view_get(view, "epilogue_space", None) or length + 1),
+        phase=str(view_get(view, "phase", "") or ""),
+        decision=decision_text(str(view_get(view, "decision", "") or "")),
         acting=None if acting is None else int(acting),
-        to_act=[int(s) for s in _get(view, "to_act", []) or []],
+        to_act=[int(s) for s in view_get(view, "to_act", []) or []],
         arbiter=None if arb is None else int(arb),
         figures=figures,
         quests=quests,
-        ongoing=_get(view, "ongoing"),
-        ongoing_count=_get(view, "ongoing_count"),
+        ongoing=view_get(view, "ongoing"),
+        ongoing_count=view_get(view, "ongoing_count"),
         memories=memories,
-        bookmark=_get(view, "bookmark"),
+        bookmark=view_get(view, "bookmark"),
         powers=powers,
-        hand_counts=[int(n) for n in _get(view, "hand_counts", []) or []],
-        objective_counts=[int(n) for n in _get(view, "objective_counts", []) or []],
+        hand_counts=[int(n) for n in view_get(view, "hand_counts", []) or []],
+        objective_counts=[int(n) for n in view_get(view, "objective_counts", []) or []],
         revealed_objectives=revealed,
-        deck_count=int(_get(view, "deck_count", 0) or 0),
-        discard_count=int(_get(view, "discard_count", 0) or 0),
-        trap_hidden_count=_get(view, "trap_hidden_count"),
-        epilogue_count=_get(view, "epilogue_count"),
-        winner=_get(view, "winner"),
-        final=_get(view, "final"),
+        deck_count=int(view_get(view, "deck_count", 0) or 0),
+        discard_count=int(view_get(view, "discard_count", 0) or 0),
+        trap_hidden_count=view_get(view, "trap_hidden_count"),
+        epilogue_count=view_get(view, "epilogue_count"),
+        winner=view_get(view, "winner"),
+        final=view_get(view, "final"),
     )
 
 
