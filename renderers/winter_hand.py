@@ -17,8 +17,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
-import io
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -48,10 +46,13 @@ from renderers.common import (
     owner_marker,
     owner_style,
     rounded_panel,
+    stable_seed,
     text_center,
     text_left,
+    to_png,
     view_get,
     wrap_text,
+    wrapped_height,
 )
 
 WIDTH = 1200
@@ -911,10 +912,6 @@ def _story_cards() -> dict[str, Any]:
     return {c.id: c for c in load_content().story_cards}
 
 
-def _seed(key: str) -> int:
-    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
-
-
 @lru_cache(maxsize=512)
 def card_art(card_id: str, width: int, height: int, side: str | None = None,
              title: str = "", image: str = "") -> Image.Image:
@@ -933,7 +930,7 @@ def card_art(card_id: str, width: int, height: int, side: str | None = None,
     d = ImageDraw.Draw(img)
     for y in range(height):
         d.line((0, y, width, y), fill=mix(top, bottom, (y / height) ** 1.4))
-    rnd = _seed(card_id or title)
+    rnd = stable_seed(card_id or title)
     for _ in range(max(6, width * height // 2500)):
         rnd = (rnd * 6364136223846793005 + 1442695040888963407) % 2**64
         x = (rnd >> 16) % width
@@ -956,7 +953,7 @@ def card_art(card_id: str, width: int, height: int, side: str | None = None,
     # motif still differ, each tinting it with its own hue
     named = next((col for word, col in NAMED_COLOURS
                   if re.search(rf"\b{word}\b", words)), None)
-    accent = named or mix(accent, TINTS[_seed(card_id or title) % len(TINTS)], 0.45)
+    accent = named or mix(accent, TINTS[stable_seed(card_id or title) % len(TINTS)], 0.45)
     s = min(width * 0.45, height * 0.42)
     pen = Pen(d, width / 2, height * 0.5, s, bottom, accent)
     motif_for(title, image)(pen)
@@ -1048,11 +1045,7 @@ def _draw_card(img: Image.Image, d: ImageDraw.ImageDraw, card: HandCard, box: tu
 
 
 def _objective_height(o: HandObjective, w: float) -> int:
-    return 20 + 34 + wrapped_h(o.text, font(21), w - 40) + (28 if o.places else 0) + 16
-
-
-def wrapped_h(text: str, fnt: Any, w: float) -> int:
-    return len(wrap_text(text, fnt, w)) * line_height(fnt)
+    return 20 + 34 + wrapped_height(o.text, font(21), w - 40) + (28 if o.places else 0) + 16
 
 
 def draw(hand: Hand) -> Image.Image:
@@ -1122,10 +1115,8 @@ def render_hand(hand: Hand) -> bytes:
     img = draw(hand)
     palette = img.quantize(colors=256, method=Image.Quantize.FASTOCTREE,
                            dither=Image.Dither.NONE)
-    out = img.quantize(palette=palette, dither=Image.Dither.FLOYDSTEINBERG)
-    buf = io.BytesIO()
-    out.save(buf, format="PNG")
-    return buf.getvalue()
+    return to_png(img.quantize(palette=palette, dither=Image.Dither.FLOYDSTEINBERG),
+                  max_colors=None)
 
 
 # --------------------------------------------------------------------------- from the view

@@ -25,7 +25,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -62,6 +61,7 @@ from renderers.common import (
     owner_marker,
     owner_style,
     rounded_panel,
+    stable_seed,
     text_center,
     text_left,
     to_png,
@@ -235,10 +235,6 @@ def node_positions() -> dict[str, Point]:
     }
 
 
-def _seeded(key: str) -> int:
-    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
-
-
 def _draw_statue(d: ImageDraw.ImageDraw, c: Point, r: float) -> None:
     """Mangiafuoco's statue: a pedestal and a heavy silhouette with a raised arm."""
     x, y = c
@@ -265,7 +261,7 @@ def static_map() -> Image.Image:
     # one flat night colour: a gradient would band in the 256-colour PNG
     img = Image.new("RGB", (w, h), NIGHT)
     d = ImageDraw.Draw(img)
-    rnd = _seeded("wintertown")
+    rnd = stable_seed("wintertown")
     for _ in range(260):  # snowflakes and stars, fixed by a seed so the map never flickers
         rnd = (rnd * 6364136223846793005 + 1442695040888963407) % 2**64
         x = (rnd >> 16) % w
