@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.tables import TableService
+from bot.delivery import CANNOT_POST
+from bot.tables import NoTable, TableInfo, TableService
 
 if TYPE_CHECKING:
     from bot.client import FabletopBot
@@ -17,7 +18,9 @@ __all__ = [
     "NOT_READY",
     "delivery_of",
     "display_name",
+    "game_table",
     "parse_options",
+    "repost_board",
     "service_of",
 ]
 
@@ -43,6 +46,26 @@ def delivery_of(interaction: discord.Interaction) -> Delivery:
     if delivery is None:
         raise NotReady()
     return delivery
+
+
+async def game_table(interaction: discord.Interaction, game_id: str, game_name: str) -> TableInfo:
+    """The table in the caller's channel, which must be playing ``game_id``."""
+    if interaction.channel_id is None:  # pragma: no cover - Discord always sends it
+        raise NoTable()
+    info = await service_of(interaction).status(interaction.channel_id)
+    if info.game_id != game_id:
+        raise ValueError(f"The table in this channel plays {info.game_name}, not {game_name}.")
+    return info
+
+
+async def repost_board(interaction: discord.Interaction, info: TableInfo, *,
+                       failed: str = CANNOT_POST) -> None:
+    """Post ``info``'s board again with fresh buttons (a game's ``board`` command) and tell
+    the caller privately whether it could be posted (``failed`` if not)."""
+    await interaction.response.defer(ephemeral=True, thinking=True)
+    sent = await delivery_of(interaction).post_board(info)
+    await interaction.followup.send("Here it is." if sent is not None else failed,
+                                    ephemeral=True)
 
 
 def display_name(user: discord.abc.User) -> str:

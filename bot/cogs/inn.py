@@ -10,9 +10,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.common import delivery_of, service_of
-from bot.delivery import CANNOT_POST
-from bot.tables import NoTable, TableInfo, TableStatus
+from bot.cogs.common import game_table, repost_board, service_of
+from bot.tables import TableInfo, TableStatus
 from engines import get_game
 
 if TYPE_CHECKING:
@@ -60,12 +59,7 @@ def inn_help_text(view: Any | None) -> str:
 
 
 async def _inn_table(interaction: discord.Interaction) -> TableInfo:
-    if interaction.channel_id is None:  # pragma: no cover
-        raise NoTable()
-    info = await service_of(interaction).status(interaction.channel_id)
-    if info.game_id != GAME_ID:
-        raise ValueError(f"The table in this channel plays {info.game_name}, not Fairy Tale Inn.")
-    return info
+    return await game_table(interaction, GAME_ID, "Fairy Tale Inn")
 
 
 @app_commands.guild_only()
@@ -79,12 +73,7 @@ class Inn(commands.GroupCog, group_name="inn", group_description="Fairy Tale Inn
         info = await _inn_table(interaction)
         if info.status is not TableStatus.PLAYING:
             raise ValueError("The game at this table has not started yet.")
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        sent = await delivery_of(interaction).post_board(info)
-        await interaction.followup.send(
-            "Here it is." if sent is not None else CANNOT_POST,
-            ephemeral=True,
-        )
+        await repost_board(interaction, info)
 
     @app_commands.command(name="help", description="How to play, the characters and the rooms")
     async def help(self, interaction: discord.Interaction) -> None:

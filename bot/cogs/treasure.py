@@ -10,8 +10,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.common import delivery_of, service_of
-from bot.tables import NoTable, TableInfo, TableStatus
+from bot.cogs.common import game_table, repost_board, service_of
+from bot.tables import TableInfo, TableStatus
 from engines.treasure import load_data
 
 if TYPE_CHECKING:
@@ -60,13 +60,7 @@ def treasure_help_text(view: Any | None) -> str:
 
 
 async def _treasure_table(interaction: discord.Interaction) -> TableInfo:
-    if interaction.channel_id is None:  # pragma: no cover
-        raise NoTable()
-    info = await service_of(interaction).status(interaction.channel_id)
-    if info.game_id != GAME_ID:
-        raise ValueError(
-            f"The table in this channel plays {info.game_name}, not Save the Treasure.")
-    return info
+    return await game_table(interaction, GAME_ID, "Save the Treasure")
 
 
 @app_commands.guild_only()
@@ -81,12 +75,7 @@ class Treasure(commands.GroupCog, group_name="treasure",
         info = await _treasure_table(interaction)
         if info.status is not TableStatus.PLAYING:
             raise ValueError("The game at this table has not started yet.")
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        sent = await delivery_of(interaction).post_board(info)
-        await interaction.followup.send(
-            "Here it is." if sent is not None else "I could not post in this channel.",
-            ephemeral=True,
-        )
+        await repost_board(interaction, info, failed="I could not post in this channel.")
 
     @app_commands.command(name="help", description="How to play, the king and the tales")
     async def help(self, interaction: discord.Interaction) -> None:

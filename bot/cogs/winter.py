@@ -40,7 +40,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.common import delivery_of, service_of
+from bot.cogs.common import repost_board, service_of
 from bot.tables import NoTable, Outbox, TableInfo, TableService, TableStatus
 from bot.ui.adapter import Menu, UnknownChoice
 from bot.ui.games.winter_tales import TEXT_KINDS, WinterUI, action_label, decision_prompt
@@ -936,11 +936,7 @@ class Winter(commands.GroupCog, name="winter", group_name="winter",
         info = await self.table_for(interaction, need_seat=False)
         if info.status is not TableStatus.PLAYING:
             raise ValueError("The game at this table is not being played right now.")
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        sent = await delivery_of(interaction).post_board(info)
-        await interaction.followup.send(
-            "Here it is." if sent is not None else "I could not post in this channel.",
-            ephemeral=True)
+        await repost_board(interaction, info, failed="I could not post in this channel.")
 
     @app_commands.command(name="help", description="How to play Winter Tales here")
     async def help(self, interaction: discord.Interaction) -> None:
