@@ -26,17 +26,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `python bench/load_emulator.py` as well as `-m`
     sys.path.insert(0, str(ROOT))
 
+from bench.stats import percentile  # noqa: E402
 from tests.e2e.harness import BotProcess  # noqa: E402
 from tests.e2e.play import actions, play_fti, table_row  # noqa: E402
 from tests.emulator import Emulator  # noqa: E402
-
-
-def percentile(sorted_values: list[float], q: float) -> float:
-    if not sorted_values:
-        return float("nan")
-    k = (len(sorted_values) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(sorted_values) - 1)
-    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (k - lo)
 
 
 def line(label: str, values: list[float]) -> str:

@@ -14,6 +14,7 @@ import statistics
 import time
 from typing import Any
 
+from bench.stats import nearest_rank
 from engines import get_game
 from engines.core import Rng
 from renderers import common, get_renderer, renderer_ids
@@ -36,11 +37,6 @@ def _views(game_id: str, games: int, every: int, seed: int) -> list[Any]:
     return views
 
 
-def _p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=10)
@@ -58,9 +54,9 @@ def main(argv: list[str] | None = None) -> int:
             times.append((time.perf_counter() - t0) * 1000)
             sizes.append(len(png) / 1024)
         print(f"# {gid}: {len(views)} images from {args.games} random games")
-        print(f"  render ms: mean {statistics.mean(times):.1f}  p95 {_p95(times):.1f}"
+        print(f"  render ms: mean {statistics.mean(times):.1f}  p95 {nearest_rank(times, 0.95):.1f}"
               f"  max {max(times):.1f}")
-        print(f"  PNG KiB:   mean {statistics.mean(sizes):.1f}  p95 {_p95(sizes):.1f}"
+        print(f"  PNG KiB:   mean {statistics.mean(sizes):.1f}  p95 {nearest_rank(sizes, 0.95):.1f}"
               f"  max {max(sizes):.1f}")
         if gid == "fairy-tale-inn":
             from renderers import fairy_tale_inn as fti

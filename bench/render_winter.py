@@ -17,6 +17,7 @@ import statistics
 import time
 from typing import Any
 
+from bench.stats import nearest_rank
 from engines import get_game
 from engines.core import Rng
 from engines.winter_tales.content import load_content
@@ -71,13 +72,9 @@ def _export(view: Any, names: list[str], fmt: str, board: bytes | None) -> str:
     return storybook.to_html(story, board_png=board)
 
 
-def _p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-
-
 def _line(label: str, values: list[float], unit: str) -> str:
-    return (f"  {label:<16} mean {statistics.mean(values):7.1f}  p95 {_p95(values):7.1f}"
+    return (f"  {label:<16} mean {statistics.mean(values):7.1f}"
+            f"  p95 {nearest_rank(values, 0.95):7.1f}"
             f"  max {max(values):7.1f} {unit}")
 
 

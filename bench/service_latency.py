@@ -20,19 +20,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.stats import percentile
 from bot.store.sqlite import SqliteStore
 from bot.tables import EngineAgents, TableService, TableStatus
 from engines.core import Rng
 
 GAME = "fairy-tale-inn"
-
-
-def percentile(sorted_values: list[float], q: float) -> float:
-    if not sorted_values:
-        return float("nan")
-    k = (len(sorted_values) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(sorted_values) - 1)
-    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (k - lo)
 
 
 async def _new_table(service: TableService, channel: int, seed: int) -> None:
