@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engines.agents import register_agent
+from engines.agents import RandomAgent, register_agent
 from engines.core import Action, Game, GameState, Rng, Seat
 from engines.winter_tales.content import load_content
 
@@ -93,17 +93,11 @@ def sentence(state: Any, seat: Seat, action: Action, rng: Rng) -> str:
     return f"{opening} " + template.format(who=_name(who_id), where=where, to=to, quest=quest)
 
 
-class StorytellerAgent:
+class StorytellerAgent(RandomAgent):
     """Uniformly random legal choices, narrated with generated sentences."""
 
-    def __init__(self, **_: Any) -> None:
-        pass
-
     def choose(self, game: Game, state: GameState, seat: Seat, rng: Rng) -> Action:
-        legal = game.legal_actions(state, seat)
-        if not legal:
-            raise ValueError(f"seat {seat} has no legal action")
-        action = rng.choice(legal)
+        action = super().choose(game, state, seat, rng)
         if "text" in type(action).model_fields:
             action = action.model_copy(update={"text": sentence(state, seat, action, rng)})
         return action
