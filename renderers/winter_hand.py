@@ -55,14 +55,15 @@ from renderers.common import (
     wrapped_height,
 )
 
+# The faction colours are the board's, so a hand and the board always agree.
+from renderers.winter_tales import SPRING, WINTER, WRITER
+
 WIDTH = 1200
 MARGIN = 24
 COLS = 2
 CARD_GAP = 18
 ART_H = 210
 
-SPRING: Color = (0x8B, 0xD8, 0x6E)
-WINTER: Color = (0x9C, 0xCB, 0xFF)
 SPRING_BAND: Color = (0x2C, 0x4A, 0x2A)
 WINTER_BAND: Color = (0x22, 0x36, 0x55)
 SNOW: Color = (0xEE, 0xF3, 0xFA)
@@ -1064,7 +1065,7 @@ def draw(hand: Hand) -> Image.Image:
     # header: whose hand, and that it is private
     box = (MARGIN, MARGIN, WIDTH - MARGIN, MARGIN + header)
     rounded_panel(d, box, fill=PANEL, outline=GRID, radius=16)
-    fcol = {"spring": SPRING, "winter": WINTER}.get(hand.faction, (0xD9, 0xB8, 0xFF))
+    fcol = {"spring": SPRING, "winter": WINTER}.get(hand.faction, WRITER)
     d.rounded_rectangle((MARGIN, MARGIN, MARGIN + 12, MARGIN + header), radius=6, fill=fcol)
     if hand.seat is not None:
         owner_marker(d, owner_style(hand.seat), (MARGIN + 48, MARGIN + 38), 20)
