@@ -133,10 +133,15 @@ class E2E(NamedTuple):
 
 
 def latest_with_buttons(emu: Emulator, channel_id: int | None = None) -> Message | None:
-    """The newest public message that still carries enabled buttons or selects."""
+    """The newest public message that still carries enabled game buttons or selects.
+
+    The lobby message's own buttons (Join, Start, ...) are not a turn prompt: they
+    come off once the game starts, but a test must not race that edit."""
     channel = emu.channels[channel_id] if channel_id else emu.channel
     for msg in reversed(channel.visible):
-        if any(not b.disabled for b in msg.buttons) or msg.selects:
+        game_buttons = [b for b in msg.buttons
+                        if not b.disabled and ":lobby." not in (b.custom_id or "")]
+        if game_buttons or msg.selects:
             return msg
     return None
 

@@ -47,9 +47,8 @@ async def test_two_people_play_a_full_game(e2e: E2E) -> None:
     bot.assert_log_clean()
 
 
-# A short AI_DELAY (production: 1 s). With AI_DELAY=0 the AI's next move can be announced
-# before the person's move that triggered it, and the late announcement then strips the newer
-# turn message's buttons (see test_ai_answer_is_announced_after_the_move_it_answers).
+# A short AI_DELAY (production: 1 s); test_ai_answer_is_announced_after_the_move_it_answers
+# covers AI_DELAY=0, where delivery must keep each table's updates in move order.
 @pytest.mark.bot_env(AI_DELAY="0.3")
 async def test_a_full_game_against_the_ai_survives_a_restart(e2e: E2E) -> None:
     emu, bot, (alice, _bob, _carol) = e2e
@@ -207,12 +206,6 @@ async def test_rate_limits_and_server_errors_lose_and_repeat_no_move(e2e: E2E) -
     assert check.checked_images == len(boards(e2e))
 
 
-@pytest.mark.xfail(
-    reason="bot bug: with AI_DELAY=0 the AI's reply can be posted before the "
-    "person's move is announced; the late announcement strips the newer "
-    "turn buttons",
-    strict=False,
-)
 @pytest.mark.bot_env(AI_DELAY="0")
 async def test_ai_answer_is_announced_after_the_move_it_answers(e2e: E2E) -> None:
     emu, bot, _users = e2e
