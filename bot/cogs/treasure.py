@@ -75,7 +75,7 @@ class Treasure(commands.GroupCog, group_name="treasure",
         info = await _treasure_table(interaction)
         if info.status is not TableStatus.PLAYING:
             raise ValueError("The game at this table has not started yet.")
-        await repost_board(interaction, info, failed="I could not post in this channel.")
+        await repost_board(interaction, info)
 
     @app_commands.command(name="help", description="How to play, the king and the tales")
     async def help(self, interaction: discord.Interaction) -> None:

@@ -936,7 +936,7 @@ class Winter(commands.GroupCog, name="winter", group_name="winter",
         info = await self.table_for(interaction, need_seat=False)
         if info.status is not TableStatus.PLAYING:
             raise ValueError("The game at this table is not being played right now.")
-        await repost_board(interaction, info, failed="I could not post in this channel.")
+        await repost_board(interaction, info)
 
     @app_commands.command(name="help", description="How to play Winter Tales here")
     async def help(self, interaction: discord.Interaction) -> None:
