@@ -503,3 +503,193 @@ async def test_story_export_after_the_end_and_the_storybook_posted(h: Harness) -
     follow = next(s for s in sent if s.kind == "followup")
     assert follow.files and follow.files[0][0].endswith(".json")
     assert b'"winner"' in follow.files[0][1] or b"winner" in follow.files[0][1]
+
+
+# --------------------------------------------------------------------------- the Arbiter's rulings
+
+
+async def true_state(h: Harness) -> Any:
+    """The engine state as the service holds it (to check what views must not show)."""
+    async with h.service._locked(CHANNEL_ID) as t:
+        return t.state
+
+
+async def quest_with_bookmark(h: Harness, seed: int) -> Any:
+    """Drive to an Ongoing Quest, not yet counted, with the Bookmark on the Memory Track."""
+    from engines.winter_tales import quests
+
+    async def moment(i: Any, view: Any) -> bool:
+        state = await true_state(h)
+        q = quests.ongoing_frame(state)
+        return q is not None and q.result is None and state.bookmark is not None
+
+    return await drive(h, moment, random.Random(seed))
+
+
+def ruling_posts(sent: list[Sent]) -> list[Sent]:
+    return [s for s in sent if s.kind == "channel_message" and "Story Arbiter" in s.content]
+
+
+async def test_arbiter_retell_hides_the_passage_asks_its_author_and_is_announced(
+        h: Harness) -> None:
+    await open_table(h)
+    i = await info(h)
+    arbiter = seat_user(i, (await h.service.public_view(CHANNEL_ID)).arbiter)
+    author = next(u for u in PEOPLE if u != arbiter)
+    await h.slash("winter tell", author, text="The wolf ate the moon whole.")
+    view = await h.service.public_view(CHANNEL_ID)
+    entry = next(e for e in view.transcript if e.text == "The wolf ate the moon whole.")
+    dms_before = len(dm_messages(h, author))
+    sent = await h.slash("winter arbiter retell", arbiter, entry=entry.n, note="too grim")
+    assert f"#{entry.n} is to be retold" in reply_text(sent)
+    post = ruling_posts(sent)
+    assert post and f"passage #{entry.n} is to be retold" in post[0].content
+    assert "too grim" in post[0].content
+    assert "The wolf ate the moon whole." not in post[0].content
+    view = await h.service.public_view(CHANNEL_ID)
+    assert view.transcript[entry.n].hidden and view.transcript[entry.n].text is None
+    asked = [s for s in dm_messages(h, author)[dms_before:] if "asks you to retell" in s.content]
+    assert len(asked) == 1 and f"#{entry.n}" in asked[0].content
+    # the author sees their passage offered for retelling, and retells it
+    got = await h.autocomplete("winter retell", author, "entry", text="x", entry="")
+    assert entry.n in {c["value"] for c in got.data["choices"]}
+    sent = await h.slash("winter retell", author, entry=entry.n, text="The wolf sang to the moon.")
+    assert "retold" in reply_text(sent)
+    view = await h.service.public_view(CHANNEL_ID)
+    assert view.transcript[entry.n].text == "The wolf sang to the moon."
+    assert not view.transcript[entry.n].hidden
+
+
+async def test_arbiter_strike_leaves_exports_but_not_the_audit_log(h: Harness) -> None:
+    await open_table(h)
+    i = await info(h)
+    arbiter = seat_user(i, (await h.service.public_view(CHANNEL_ID)).arbiter)
+    author = next(u for u in PEOPLE if u != arbiter)
+    await h.slash("winter tell", author, text="A line across the table's lines.")
+    await h.slash("winter tell", author, text="A gentler line that stays.")
+    view = await h.service.public_view(CHANNEL_ID)
+    entry = next(e for e in view.transcript if e.text == "A line across the table's lines.")
+    sent = await h.slash("winter arbiter strike", arbiter, entry=entry.n, note="a line")
+    post = ruling_posts(sent)
+    assert post and f"passage #{entry.n} is struck" in post[0].content
+    # gone from every export and from the entry autocomplete...
+    sent = await h.slash("winter story", CAROL)
+    files = dict(next(s for s in sent if s.kind == "followup").files)
+    assert len(files) == 3
+    for name, data in files.items():
+        text = data.decode()
+        assert "A line across the table's lines." not in text, name
+        assert "A gentler line that stays." in text, name
+        assert f"passage #{entry.n} is struck" in text, name  # the ruling itself is told
+    got = await h.autocomplete("winter arbiter strike", arbiter, "entry", entry="")
+    assert entry.n not in {c["value"] for c in got.data["choices"]}
+    # ...but kept for the table's audit: the event history and the stored move
+    assert any(f"passage #{entry.n} is struck" in line for line in await h.service.history(i.id))
+    state = await true_state(h)
+    kept = state.transcript[entry.n]
+    assert kept.struck and kept.text == "A line across the table's lines."
+    stored = [a.action for a in await h.service.store.actions(i.id)]
+    assert any("A line across the table's lines." in a for a in stored)
+    # striking it again is refused, with nothing changed
+    version = (await info(h)).version
+    again = await h.slash("winter arbiter strike", arbiter, entry=entry.n)
+    assert "does not apply" in reply_text(again)
+    assert (await info(h)).version == version
+
+
+async def test_arbiter_no_link_bookmark_ruling_fails_the_quest(h: Harness) -> None:
+    from engines.winter_tales import quests
+
+    await open_table(h)
+    i = await quest_with_bookmark(h, seed=2)
+    view = await h.service.public_view(CHANNEL_ID)
+    arbiter = seat_user(i, view.arbiter)
+    state = await true_state(h)
+    frame = quests.ongoing_frame(state)
+    quest, acting = frame.quest, frame.faction
+    opposing = "winter" if acting == "spring" else "spring"
+    sent = await h.slash("winter arbiter bookmark", arbiter, made=False, note="no link")
+    assert "Bookmark" in reply_text(sent)
+    post = ruling_posts(sent)
+    assert post and "Bookmark link was not made" in post[0].content
+    assert quests.ongoing_frame(await true_state(h)).link_ok is False
+    # play on: whatever the cards say, the count fails the Quest for its faction
+
+    async def counted(i: Any, view: Any) -> bool:
+        return any(e.kind == "quest" and "Bookmark link was not made" in (e.text or "")
+                   for e in view.transcript)
+
+    await drive(h, counted, random.Random(7))
+    state = await true_state(h)
+    line = next(e.text for e in state.transcript
+                if e.kind == "quest" and "Bookmark link was not made" in (e.text or ""))
+    assert load_content().quest(quest).name in line
+    frame = quests.ongoing_frame(state)
+    assert frame is not None and frame.quest == quest and frame.result == opposing
+    memories = len(state.memories)
+
+    async def remembered(i: Any, view: Any) -> bool:
+        return len(view.memories) > memories
+
+    view_i = await drive(h, remembered, random.Random(8))
+    assert view_i is not None
+    new = (await h.service.public_view(CHANNEL_ID)).memories
+    assert [m.faction for m in new if m.slot not in {x.slot for x in state.memories}] == [
+        opposing]
+
+
+async def test_arbiter_figure_correction_shows_on_the_board(h: Harness) -> None:
+    await dealt_table(h)
+    i = await info(h)
+    view = await h.service.public_view(CHANNEL_ID)
+    arbiter = seat_user(i, view.arbiter)
+    fig = next(f for f in view.figures if f.space is not None and not f.removed)
+    space = next(s.id for s in load_content().map.spaces if s.id != fig.space)
+    renders = len(h.rendered)
+    sent = await h.slash("winter arbiter figure", arbiter, character=fig.id, space=space,
+                         incapacitated=True, note="we all saw it fall")
+    assert "figure is corrected" in reply_text(sent)
+    post = ruling_posts(sent)
+    assert post and "we all saw it fall" in post[0].content and "incapacitated" in post[0].content
+    after = next(f for f in (await h.service.public_view(CHANNEL_ID)).figures if f.id == fig.id)
+    assert after.space == space and after.incapacitated
+    # a new board picture, drawn from a view with the figure where the Arbiter put it
+    assert len(h.rendered) > renders
+    drawn = next(f for f in h.rendered[-1][1].figures if f.id == fig.id)
+    assert drawn.space == space and drawn.incapacitated
+    assert any(s.files for s in sent if s.kind == "channel_message")
+
+
+async def test_arbiter_count_correction_changes_the_running_count(h: Harness) -> None:
+    await open_table(h)
+    i = await quest_with_bookmark(h, seed=3)
+    view = await h.service.public_view(CHANNEL_ID)
+    arbiter = seat_user(i, view.arbiter)
+    before = dict(view.ongoing_count)
+    sent = await h.slash("winter arbiter count", arbiter, faction="winter", delta=1,
+                         note="a card was missed")
+    assert "count is corrected" in reply_text(sent)
+    post = ruling_posts(sent)
+    assert post and "winter count is corrected by +1" in post[0].content
+    after = (await h.service.public_view(CHANNEL_ID)).ongoing_count
+    assert after == {**before, "winter": before["winter"] + 1}
+    sent = await h.slash("winter arbiter count", arbiter, faction="spring", delta=-1)
+    after = (await h.service.public_view(CHANNEL_ID)).ongoing_count
+    assert after == {"spring": before["spring"] - 1, "winter": before["winter"] + 1}
+    log = await h.service.history(i.id)
+    assert sum("count is corrected" in line for line in log) == 2
+    # every step the command offers is one the engine accepts (it once offered -3..3, and
+    # all but +-1 were refused)
+    count = h.bot.tree.get_command("winter").get_command("arbiter").get_command("count")
+    steps = [c.value for c in count._params["delta"].choices]
+    assert sorted(steps) == [-1, 1]
+    for step in steps:
+        version = (await info(h)).version
+        sent = await h.slash("winter arbiter count", arbiter, faction="spring", delta=step)
+        assert "count is corrected" in reply_text(sent)
+        assert (await info(h)).version == version + 1
+
+
+async def dealt_table(h: Harness) -> Any:
+    await open_table(h)
+    return await dealt(h)

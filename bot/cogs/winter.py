@@ -424,6 +424,9 @@ async def space_autocomplete(interaction: discord.Interaction, current: str
 
 SIDES = [app_commands.Choice(name="Spring", value="spring"),
          app_commands.Choice(name="Winter", value="winter")]
+COUNT_STEPS = [app_commands.Choice(name="+1", value=1), app_commands.Choice(name="-1", value=-1)]
+"""The engine lists count corrections one point at a time (arbiter.meta_actions): offering
+-3..3 here let the Arbiter pick values that were then refused."""
 FORMATS = [app_commands.Choice(name="All three", value="all"),
            app_commands.Choice(name="Markdown", value="md"),
            app_commands.Choice(name="HTML storybook", value="html"),
@@ -1029,12 +1032,12 @@ class Winter(commands.GroupCog, name="winter", group_name="winter",
                         "The figure is corrected; the ruling is announced.")
 
     @arbiter.command(name="count", description="Arbiter (the table agrees): correct a count")
-    @app_commands.describe(faction="Which side's count", delta="By how much (-3 to 3)",
+    @app_commands.describe(faction="Which side's count",
+                           delta="One point up or down (rule again for more)",
                            note="Why (announced)")
-    @app_commands.choices(faction=SIDES)
+    @app_commands.choices(faction=SIDES, delta=COUNT_STEPS)
     async def arbiter_count(self, interaction: discord.Interaction, faction: str,
-                            delta: app_commands.Range[int, -3, 3],
-                            note: str | None = None) -> None:
+                            delta: int, note: str | None = None) -> None:
         info = await self._arbiter_table(interaction)
         await self._act(interaction, info,
                         {"kind": "correct_count", "faction": faction, "delta": delta,
