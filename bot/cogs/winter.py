@@ -458,6 +458,10 @@ class Winter(commands.GroupCog, name="winter", group_name="winter",
 
     async def cog_load(self) -> None:
         await self.store.load()
+        # Which hand messages show choices is not stored: after a restart every stored one
+        # may (a move made since must still take its buttons off), so each is looked at
+        # once, at its table's next delivery; unchanged ones are not edited.
+        self._active |= set(self.store.hands)
         delivery: Delivery | None = getattr(self.bot, "delivery", None)
         if delivery is not None:
             delivery.game_hooks[GAME_ID] = self.deliver_hook

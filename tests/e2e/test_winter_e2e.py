@@ -204,12 +204,14 @@ class Game:
         self.hands_checked += 1
 
 
-async def choose_and_play(g: Game, rng: random.Random, row: Any, person: Person) -> str:
-    """One decision of ``person`` through their DM hand message (or /winter tell)."""
+async def choose_and_play(g: Game, rng: random.Random, row: Any, person: Person,
+                          panel: Message | None = None) -> str:
+    """One decision of ``person`` through their DM hand message (or /winter tell);
+    ``panel``: through that message instead (an ephemeral ``/winter hand``)."""
     state = g.state(row)
     seat = g.seat_of(row, person)
     legal = GAME.legal_actions(state, seat)
-    msg = await g.wait_current(person, row.version)
+    msg = panel if panel is not None else await g.wait_current(person, row.version)
 
     def kind_of(code: str) -> str:
         if code.startswith("a") and code[1:].isdigit():
