@@ -205,9 +205,11 @@ class Game:
 
 
 async def choose_and_play(g: Game, rng: random.Random, row: Any, person: Person,
-                          panel: Message | None = None) -> str:
+                          panel: Message | None = None,
+                          prefer: dict[str, float] | None = None) -> str:
     """One decision of ``person`` through their DM hand message (or /winter tell);
-    ``panel``: through that message instead (an ephemeral ``/winter hand``)."""
+    ``panel``: through that message instead (an ephemeral ``/winter hand``); ``prefer``:
+    weights of choice kinds instead of :data:`PREFER`."""
     state = g.state(row)
     seat = g.seat_of(row, person)
     legal = GAME.legal_actions(state, seat)
@@ -232,7 +234,7 @@ async def choose_and_play(g: Game, rng: random.Random, row: Any, person: Person,
 
     choices = options(msg)
     assert choices, f"{person.name} is to act but their hand message offers nothing"
-    weights = [PREFER.get(k, 1.0) for _c, _v, k in choices]
+    weights = [(prefer or PREFER).get(k, 1.0) for _c, _v, k in choices]
     cid, value, kind = rng.choices(choices, weights)[0]
     if kind == "play_card" and rng.random() < 0.35:
         # The slash path: the card from autocomplete (own hand only), with a sentence.
