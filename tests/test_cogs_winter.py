@@ -693,3 +693,53 @@ async def test_arbiter_count_correction_changes_the_running_count(h: Harness) ->
 async def dealt_table(h: Harness) -> Any:
     await open_table(h)
     return await dealt(h)
+
+
+# --------------------------------------------------------------------------- commands in a DM
+
+
+def dm_slash_payload(h: Harness, name: str, user: int, **options: Any) -> dict[str, Any]:
+    """A slash command typed in the user's DM with the bot: no guild, no member."""
+    payload = h.fake.slash_payload(h.bot, name, user_id=user, **options)
+    dm = dm_channel_of(h, user)
+    payload.pop("guild_id")
+    payload.pop("member")
+    payload["user"] = user_payload(user, PEOPLE[user])
+    payload["channel_id"] = str(dm)
+    payload["channel"] = {"id": str(dm), "type": 1, "recipients": [user_payload(user)]}
+    payload["context"] = 1
+    payload["authorizing_integration_owners"] = {"1": str(user)}
+    return payload
+
+
+async def test_hand_commands_in_a_dm_show_the_current_hand_and_choices(h: Harness) -> None:
+    await open_table(h)
+    await dealt(h)
+    rng = random.Random(12)
+
+    async def played_and_to_act(i: Any, view: Any) -> bool:
+        seats = {e.seat for e in view.transcript if e.card and e.kind == "card"}
+        return any(s in seats for s in i.to_act)
+
+    i = await drive(h, played_and_to_act, rng)
+    await refresh(h)
+    view = await h.service.public_view(CHANNEL_ID)
+    seat = next(s for s in i.to_act
+                if any(e.card and e.kind == "card" and e.seat == s for e in view.transcript))
+    user = seat_user(i, seat)
+    hand = await hand_ids(h, user)
+    gone = {CARDS[e.card] for e in view.transcript if e.card and e.kind == "card"
+            and e.seat == seat and e.card not in hand} - {CARDS[c] for c in hand}
+    assert gone
+    for command in ("winter hand", "hand"):
+        sent = await h.fake.dispatch(h.bot, dm_slash_payload(h, command, user))
+        follow = [s for s in sent if s.kind == "followup"]
+        assert len(follow) == 1 and follow[0].ephemeral, (command, sent)
+        text = follow[0].content
+        for card in hand:
+            assert CARDS[card] in text, (command, CARDS[card])
+        for title in gone:  # a card played since it was drawn is not shown as held
+            assert title not in text, (command, title)
+        ids = [c for c in follow[0].custom_ids if not c.endswith(":tell")]
+        assert ids and all(f":{i.version}:" in c for c in ids), (command, ids)
+        assert not [s for s in sent if s.kind == "channel_message"]

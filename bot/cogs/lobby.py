@@ -415,6 +415,13 @@ class Guide(commands.Cog):
         await interaction.response.defer(ephemeral=True, thinking=True)
         if retry_dm:
             await delivery.dm_memory.forget(interaction.user.id)
+        # A game with its own private hand (Winter Tales' Story cards) answers /hand the
+        # same way as its own command: the history below would list cards drawn, including
+        # ones played since.
+        own = getattr(self.bot, "hand_hooks", {}).get(info.game_id)
+        if own is not None:
+            await own(interaction, info)
+            return
         seat = info.seat_of(interaction.user.id)
         assert seat is not None
         view = await service.private_view(info.id, interaction.user.id)

@@ -473,6 +473,11 @@ class Winter(commands.GroupCog, name="winter", group_name="winter",
             hooks = {}
             self.bot.table_option_hooks = hooks  # type: ignore[attr-defined]
         hooks[GAME_ID] = self.table_options
+        hands = getattr(self.bot, "hand_hooks", None)
+        if hands is None:
+            hands = {}
+            self.bot.hand_hooks = hands  # type: ignore[attr-defined]
+        hands[GAME_ID] = self.send_hand_ephemeral
         service: TableService | None = getattr(self.bot, "service", None)
         if service is not None and getattr(self.bot, "_start_reminders", True):
             self._timeout_task = asyncio.create_task(

@@ -207,6 +207,7 @@ async def test_dm_commands_and_the_dm_hand_after_a_restart(e2e: E2E) -> None:
     done = await alice.slash("/hand", channel=dm)
     reply = done.replies[-1]
     assert reply.ephemeral_for == alice.id and "Winter Tales" in reply.content
+    assert "Story cards" in reply.content  # the same hand as /winter hand
     for title in own_titles(g, row, alice):
         assert title in reply.content
     # A stranger's DM gets a clear answer, not someone else's table.
