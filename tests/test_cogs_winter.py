@@ -743,3 +743,30 @@ async def test_hand_commands_in_a_dm_show_the_current_hand_and_choices(h: Harnes
         ids = [c for c in follow[0].custom_ids if not c.endswith(":tell")]
         assert ids and all(f":{i.version}:" in c for c in ids), (command, ids)
         assert not [s for s in sent if s.kind == "channel_message"]
+
+
+async def test_closed_dms_lose_no_x_card_notice_or_retell_request(h: Harness) -> None:
+    await open_table(h)
+    i = await info(h)
+    arbiter = seat_user(i, (await h.service.public_view(CHANNEL_ID)).arbiter)
+    teller = next(u for u in PEOPLE if u != arbiter)
+    raiser = next(u for u in PEOPLE if u not in (arbiter, teller))
+    h.fake.closed_dms |= {arbiter, teller}
+    await h.slash("winter tell", teller, text="A passage someone could not bear.")
+    await h.slash("winter xcard", raiser)
+    view = await h.service.public_view(CHANNEL_ID)
+    hidden = next(e for e in view.transcript if e.seat == user_seat(i, teller) and e.hidden)
+    # the Arbiter's notice could not go by DM: pointed to /winter hand in the channel
+    assert any(f"<@{arbiter}>" in s.content and "/winter hand" in s.content
+               for s in h.fake.channel_messages())
+    sent = await h.slash("winter hand", arbiter)
+    text = next(s for s in sent if s.kind == "followup").content
+    assert "X-card" in text and f"#{hidden.n}" in text
+    assert PEOPLE[raiser] not in text.split("**Story cards")[-1]
+    sent = await h.slash("winter hand", teller)
+    text = next(s for s in sent if s.kind == "followup").content
+    assert f"#{hidden.n}" in text and "/winter retell" in text
+    await h.slash("winter retell", teller, entry=hidden.n, text="Told another way.")
+    sent = await h.slash("winter hand", teller)
+    text = next(s for s in sent if s.kind == "followup").content
+    assert "/winter retell" not in text

@@ -255,6 +255,17 @@ def hand_text(info: TableInfo, view: Any, legal: list[Any], news: list[str]) -> 
     if view.trap_hidden:
         hidden = ", ".join(f"{_card_title(c)} ({s})" for c, s in view.trap_hidden)
         lines.append(f"**Hidden under your character (Trap):** {hidden}")
+    # What a DM alert said (the X-card notice, a retell asked) must also be here: with
+    # closed DMs this message, shown by /winter hand, is the only place it can be read.
+    mine_hidden = [f"#{e.n}" for e in view.transcript if e.hidden and e.seat == seat]
+    if mine_hidden:
+        lines.append(f"**To retell:** your passage {', '.join(mine_hidden)} is hidden until "
+                     "you tell it another way with `/winter retell`.")
+    if view.arbiter == seat:
+        others_hidden = [f"#{e.n}" for e in view.transcript if e.hidden and e.seat != seat]
+        if others_hidden:
+            lines.append(f"**Story Arbiter:** passage {', '.join(others_hidden)} is hidden "
+                         "(the X-card, or a retell you asked) until its teller retells it.")
     if news:
         lines.append("**Latest:** " + " ".join(news[-3:]))
     if info.status is TableStatus.FINISHED:
