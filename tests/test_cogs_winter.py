@@ -770,3 +770,26 @@ async def test_closed_dms_lose_no_x_card_notice_or_retell_request(h: Harness) ->
     sent = await h.slash("winter hand", teller)
     text = next(s for s in sent if s.kind == "followup").content
     assert "/winter retell" not in text
+
+
+async def test_after_a_restart_a_hand_message_showing_choices_loses_them_after_the_move(
+        h: Harness) -> None:
+    from bot.cogs.winter import Winter
+
+    await open_table(h)
+    i = await info(h)
+    actor = seat_user(i, i.to_act[0])
+    mid, payload = hand_message_of(h, actor)
+    assert components_of(payload), "the actor's hand message shows their choices"
+    # a fresh cog, as in a new bot process: only the SQLite file is left
+    await h.bot.remove_cog("winter")
+    await h.bot.add_cog(Winter(h.bot))
+    legal = await h.service.legal_actions(CHANNEL_ID, actor)
+    outbox = await h.service.act(CHANNEL_ID, actor, legal[0])
+    await h.bot.delivery.deliver(outbox)
+    await h.fake.settle()
+    _mid, payload = hand_message_of(h, actor)
+    assert _mid == mid
+    assert actor not in outbox.table.to_act_users  # the draft passes to the next seat
+    ids = [c["custom_id"] for c in components_of(payload) if not c["custom_id"].endswith(":tell")]
+    assert ids == [], ids  # no buttons of a moment that has passed
