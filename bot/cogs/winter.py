@@ -66,6 +66,8 @@ DEFAULT_INTERRUPT_TIMEOUT = 300.0
 """Seconds an optional decision (an interrupt, stepping in...) waits before it passes."""
 MAX_TIMEOUT = 24 * 3600.0
 EXPORT_LIMIT = 8 * 1024 * 1024
+MAX_DM_HANDS = 5
+"""``/winter hand`` in a DM answers with the hand of each table, up to this many."""
 STALE_DM = "These buttons are from an older moment of the game; your hand message is current."
 
 _SIDE_WORD = {"spring": "🌸 Spring", "winter": "❄️ Winter"}
@@ -916,6 +918,17 @@ class Winter(commands.GroupCog, name="winter", group_name="winter",
     @app_commands.command(name="hand", description="Your Story cards, Objective and choices "
                                                    "(only you see it)")
     async def hand(self, interaction: discord.Interaction) -> None:
+        if interaction.guild_id is None:
+            # In a DM there is no table channel to choose by: every table being played
+            # answers, each hand naming its channel (its buttons carry their table).
+            mine = [t for t in await service_of(interaction).tables_of_user(
+                interaction.user.id) if t.game_id == GAME_ID
+                and t.status is TableStatus.PLAYING]
+            if len(mine) > 1:
+                await interaction.response.defer(ephemeral=True, thinking=True)
+                for info in mine[:MAX_DM_HANDS]:
+                    await self.send_hand_ephemeral(interaction, info)
+                return
         info = await self.table_for(interaction)
         await interaction.response.defer(ephemeral=True, thinking=True)
         await self.send_hand_ephemeral(interaction, info)

@@ -227,12 +227,17 @@ async def test_dm_commands_and_the_dm_hand_after_a_restart(e2e: E2E) -> None:
     await emu.wait_for(lambda: g.hand_message(actor).edits > edits, 15, "the hand edit")
     assert g.hand_message(actor).id == before.id
     row = observe(g)
-    # A second Winter table for Alice: in a DM, /winter hand names both channels. (The
-    # leak scan stops here: it knows the secrets of the first table only.)
+    # A second Winter table for Alice: in a DM, /winter hand answers with both hands, each
+    # naming its channel, with its own table's buttons. (The leak scan stops here: it knows
+    # the secrets of the first table only.)
     games = emu.channel_named("games")
     await open_game(e2e, "interrupt_timeout=0", [dave, alice, carol], channel=games)
     second = table_row(g.db, games.id)
     assert second is not None and second.status == "playing"
     done = await alice.slash("/winter hand", channel=dm)
-    text = done.replies[-1].content
-    assert f"<#{emu.channel.id}>" in text and f"<#{games.id}>" in text
+    hands = [m for m in done.replies if "hand**" in m.content]
+    assert len(hands) == 2 and all(m.ephemeral_for == alice.id for m in hands)
+    for channel, table in ((emu.channel, row), (games, second)):
+        msg = next(m for m in hands if f"<#{channel.id}>" in m.content)
+        assert msg.custom_ids and all(f":{table.id}:" in c for c in msg.custom_ids), (
+            table.id, msg.custom_ids)
