@@ -726,6 +726,13 @@ class Winter(commands.GroupCog, name="winter", group_name="winter",
                          or (now.id, u) not in self.store.hands]
             # The hands are independent: their pictures render side by side.
             await asyncio.gather(*(self.refresh_hand(now, u, news.get(u, [])) for u in users))
+            # Closed DMs: the player who just moved and still has a choice to make (the
+            # next discard, the next step of a Quest) gets the hand again, privately, as
+            # the DM hand message would have shown it.
+            if interaction is not None and now.status is TableStatus.PLAYING:
+                uid = interaction.user.id
+                if uid in now.to_act_users and await delivery.dm_memory.is_closed(uid):
+                    await self.send_hand_ephemeral(interaction, now)
 
         await asyncio.gather(public_news(), hands())
         for user_id, lines in alerts.items():

@@ -74,6 +74,15 @@ async def click_through(person: Person, msg: Message) -> None:
     raise AssertionError("a choice took more than three steps")
 
 
+def fresh_hand(person: Person, version: int, used: set[int]) -> Message | None:
+    """The newest ephemeral hand the bot sent ``person`` by itself for this version."""
+    for msg in reversed(person.ephemerals()):
+        ids = [c for c in msg.custom_ids if not c.endswith(":tell")]
+        if "hand**" in msg.content and ids and msg.id not in used:
+            return msg if all(f":{version}:" in c for c in ids) else None
+    return None
+
+
 def observe(g: Game) -> Any:
     row = g.row()
     g.states[row.version] = row.state
@@ -124,6 +133,9 @@ async def test_closed_dms_told_once_and_every_decision_made_from_the_ephemeral_h
     moves = 0
     used_turn_button = False
     picture_checked = False
+    used: set[int] = set()
+    followed = 0
+    last: Person | None = None
     kinds: Counter[str] = Counter()
     # Until she has made 8 decisions, one of them discarding down to the hand limit (a
     # choice only her hand can offer).
@@ -136,9 +148,15 @@ async def test_closed_dms_told_once_and_every_decision_made_from_the_ephemeral_h
         if person != carol:
             await step(g, rng, person)
             moves += 1
+            last = person
             continue
         others = [alice, bob]
-        if not used_turn_button:
+        if last == carol:
+            # Her last move left her a choice: the hand comes back by itself, privately.
+            panel = await emu.wait_for(lambda v=row.version: fresh_hand(carol, v, used), 15,
+                                       "Carol's hand to follow her move")
+            followed += 1
+        elif not used_turn_button:
             # The public "Take your turn" button of this moment (posted with the news of
             # the last move) opens the same private panel.
             code = f"ft:{row.id}:{row.version}:turn"
@@ -161,7 +179,9 @@ async def test_closed_dms_told_once_and_every_decision_made_from_the_ephemeral_h
             view = GAME.view(state, g.seat_of(row, carol))
             assert panel.attachments[0].data == winter_hand.render(view, names)
             picture_checked = True
+        used.add(panel.id)
         kinds[await step(g, rng, carol, panel=panel, prefer=HOARD)] += 1
+        last = carol
         mine += 1
         moves += 1
     row = observe(g)
@@ -175,7 +195,7 @@ async def test_closed_dms_told_once_and_every_decision_made_from_the_ephemeral_h
     assert carol.dm_messages() == []
     errors = emu.take_errors()
     assert errors and all(e.code == 50007 for e in errors)
-    assert used_turn_button and picture_checked
+    assert used_turn_button and picture_checked and followed
     # The others still play from one DM hand message each, kept current.
     for p in (alice, bob):
         assert g.hand_message(p) is not None
@@ -185,6 +205,7 @@ async def test_closed_dms_told_once_and_every_decision_made_from_the_ephemeral_h
         assert title in panel.content
     observe(g)
     print(f"\nclosed DMs: {moves} moves, {mine} by Carol from the ephemeral hand "
+          f"({followed} from the hand that followed her move) "
           f"{dict(kinds)}, "
           f"{g.scans} scans, {g.custom_ids} private custom_ids checked")
 

@@ -259,7 +259,8 @@ async def choose_and_play(g: Game, rng: random.Random, row: Any, person: Person,
             await person.submit_modal(text=sentence(rng, person.name), settle=False)
             return kind
         menu = inter.reply
-        if menu is None or not menu.ephemeral or not (menu.buttons or menu.selects):
+        if menu is None or not menu.ephemeral or not (menu.buttons or menu.selects) \
+                or "hand**" in menu.content:  # the next hand (closed DMs), not a menu
             return kind
         follow = options(menu)
         if not follow:
