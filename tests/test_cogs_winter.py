@@ -585,6 +585,8 @@ async def test_arbiter_strike_leaves_exports_but_not_the_audit_log(h: Harness) -
     assert entry.n not in {c["value"] for c in got.data["choices"]}
     # ...but kept for the table's audit: the event history and the stored move
     assert any(f"passage #{entry.n} is struck" in line for line in await h.service.history(i.id))
+    sent = await h.slash("table log", CAROL)
+    assert f"passage #{entry.n} is struck" in reply_text(sent)  # what players can read back
     state = await true_state(h)
     kept = state.transcript[entry.n]
     assert kept.struck and kept.text == "A line across the table's lines."
