@@ -68,6 +68,19 @@ SECRET_FRAGMENTS: dict[str, Callable[[Any, Any], list[re.Pattern[str]]]] = {
 """game id -> (game, true state) -> patterns that must appear nowhere a player can read."""
 
 
+def winter_hand_picture(view: Any, names: list[str]) -> bytes:
+    from renderers import winter_hand
+
+    return winter_hand.render(view, names)
+
+
+PRIVATE_PICTURES: dict[str, Callable[[Any, list[str]], bytes]] = {
+    "winter-tales": winter_hand_picture,
+}
+"""game id -> (a seat's view, names) -> the picture that seat is sent privately (DM or
+ephemeral), for games whose private picture is not the board (Winter Tales: the hand)."""
+
+
 @dataclass
 class Replay:
     row: TableRow
@@ -103,7 +116,8 @@ def replay(db: Path, channel_id: int) -> Replay:
 
 
 _RENDERED: dict[tuple[str, str, tuple[str, ...]], str] = {}
-"""(game, view JSON, names) -> digest of its picture: renderers are deterministic, and a
+"""(game, view JSON, names) -> digest of its picture (a seat's view JSON differs from the
+public one, so a private picture and a board never share a key): renderers are deterministic, and a
 check run twice on one table should not render twice."""
 
 
@@ -138,9 +152,12 @@ class LeakCheck:
                     f"the {'public' if seat is None else f'seat {seat}'} "
                     f"view of version {version} depends on hidden state"
                 )
+            private = PRIVATE_PICTURES.get(game.id) if seat is not None else None
             rkey = (game.id, view.model_dump_json(), tuple(self.rep.names))
             if rkey not in _RENDERED:
-                _RENDERED[rkey] = _digest(renderers.render(game.id, view, names=self.rep.names))
+                _RENDERED[rkey] = _digest(
+                    private(view, self.rep.names) if private is not None
+                    else renderers.render(game.id, view, names=self.rep.names))
             self._renders[key] = _RENDERED[rkey]
         return self._renders[key]
 

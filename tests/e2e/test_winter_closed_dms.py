@@ -6,7 +6,8 @@ nothing is lost". Here Carol's DMs are closed for the whole game: she is told on
 channel, plays every private decision of hers from ``/winter hand`` (and once from the
 public "Take your turn" button), and every move of hers is in the action log. After every
 move the per-version leak check of test_winter_e2e (:meth:`Game.scan`) reads every channel
-message, DM and ephemeral reply against the true state.
+message, DM and ephemeral reply against the true state, and at the end the shared check of
+tests/e2e/hidden.py verifies every picture.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.harness import E2E
+from tests.e2e.hidden import assert_no_hidden_information
 from tests.e2e.play import actions, table_row
 from tests.e2e.test_winter_e2e import GAME, PREFER, TITLES, Game, choose_and_play
 from tests.emulator import Message, Person
@@ -204,7 +206,12 @@ async def test_closed_dms_told_once_and_every_decision_made_from_the_ephemeral_h
     for title in own_titles(g, row, carol):
         assert title in panel.content
     observe(g)
-    print(f"\nclosed DMs: {moves} moves, {mine} by Carol from the ephemeral hand "
+    # The shared check too: every picture (boards, Carol's ephemeral hands, the others' DM
+    # hands) is a rendering of a view its viewer may see, unchanged by resampled secrets.
+    check = assert_no_hidden_information(emu, g.db, emu.channel.id)
+    assert check.checked_images > mine
+    print(f"\nclosed DMs: {check.checked_images} pictures checked, {moves} moves, "
+          f"{mine} by Carol from the ephemeral hand "
           f"({followed} from the hand that followed her move) "
           f"{dict(kinds)}, "
           f"{g.scans} scans, {g.custom_ids} private custom_ids checked")
@@ -248,6 +255,7 @@ async def test_dm_commands_and_the_dm_hand_after_a_restart(e2e: E2E) -> None:
     await emu.wait_for(lambda: g.hand_message(actor).edits > edits, 15, "the hand edit")
     assert g.hand_message(actor).id == before.id
     row = observe(g)
+    assert assert_no_hidden_information(emu, g.db, emu.channel.id).checked_images
     # A second Winter table for Alice: in a DM, /winter hand answers with both hands, each
     # naming its channel, with its own table's buttons. (The leak scan stops here: it knows
     # the secrets of the first table only.)
