@@ -591,9 +591,10 @@ class Winter(commands.GroupCog, name="winter", group_name="winter",
             log.exception("rendering the hand of table %s failed", info.id)
             return None
 
-    async def send_hand_ephemeral(self, interaction: discord.Interaction, info: TableInfo
-                                  ) -> None:
-        text, components, view, _sig, _isig = await self.hand_payload(info, interaction.user.id)
+    async def send_hand_ephemeral(self, interaction: discord.Interaction, info: TableInfo,
+                                  news: list[str] | None = None) -> None:
+        text, components, view, _sig, _isig = await self.hand_payload(
+            info, interaction.user.id, news)
         kwargs: dict[str, Any] = {}
         png = await self.hand_png(info, view)
         if png is not None:
@@ -732,7 +733,7 @@ class Winter(commands.GroupCog, name="winter", group_name="winter",
             if interaction is not None and now.status is TableStatus.PLAYING:
                 uid = interaction.user.id
                 if uid in now.to_act_users and await delivery.dm_memory.is_closed(uid):
-                    await self.send_hand_ephemeral(interaction, now)
+                    await self.send_hand_ephemeral(interaction, now, news.get(uid, []))
 
         await asyncio.gather(public_news(), hands())
         for user_id, lines in alerts.items():

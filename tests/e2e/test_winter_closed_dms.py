@@ -138,6 +138,8 @@ async def test_closed_dms_told_once_and_every_decision_made_from_the_ephemeral_h
     used: set[int] = set()
     followed = 0
     last: Person | None = None
+    last_kind = ""
+    news_seen = 0
     kinds: Counter[str] = Counter()
     # Until she has made 8 decisions, one of them discarding down to the hand limit (a
     # choice only her hand can offer).
@@ -158,6 +160,9 @@ async def test_closed_dms_told_once_and_every_decision_made_from_the_ephemeral_h
             panel = await emu.wait_for(lambda v=row.version: fresh_hand(carol, v, used), 15,
                                        "Carol's hand to follow her move")
             followed += 1
+            if last_kind == "activate":  # she drew cards: her private news comes with it
+                assert "**Latest:**" in panel.content and "drew" in panel.content, panel.content
+                news_seen += 1
         elif not used_turn_button:
             # The public "Take your turn" button of this moment (posted with the news of
             # the last move) opens the same private panel.
@@ -182,7 +187,8 @@ async def test_closed_dms_told_once_and_every_decision_made_from_the_ephemeral_h
             assert panel.attachments[0].data == winter_hand.render(view, names)
             picture_checked = True
         used.add(panel.id)
-        kinds[await step(g, rng, carol, panel=panel, prefer=HOARD)] += 1
+        last_kind = await step(g, rng, carol, panel=panel, prefer=HOARD)
+        kinds[last_kind] += 1
         last = carol
         mine += 1
         moves += 1
@@ -212,7 +218,7 @@ async def test_closed_dms_told_once_and_every_decision_made_from_the_ephemeral_h
     assert check.checked_images > mine
     print(f"\nclosed DMs: {check.checked_images} pictures checked, {moves} moves, "
           f"{mine} by Carol from the ephemeral hand "
-          f"({followed} from the hand that followed her move) "
+          f"({followed} from the hand that followed her move, {news_seen} with news) "
           f"{dict(kinds)}, "
           f"{g.scans} scans, {g.custom_ids} private custom_ids checked")
 
