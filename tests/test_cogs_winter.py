@@ -603,6 +603,11 @@ async def test_arbiter_no_link_bookmark_ruling_fails_the_quest(h: Harness) -> No
     from engines.winter_tales import quests
 
     await open_table(h)
+    i = await info(h)
+    arbiter = seat_user(i, (await h.service.public_view(CHANNEL_ID)).arbiter)
+    early = await h.slash("winter arbiter bookmark", arbiter, made=False)
+    assert "no Ongoing Quest with a Bookmark" in reply_text(early)  # nothing to rule on yet
+    assert (await info(h)).version == i.version
     i = await quest_with_bookmark(h, seed=2)
     view = await h.service.public_view(CHANNEL_ID)
     arbiter = seat_user(i, view.arbiter)
