@@ -37,7 +37,16 @@ _MASK64 = (1 << 64) - 1
 # --------------------------------------------------------------------------- errors
 
 
-class GameError(ValueError):
+class UserError(ValueError):
+    """Base of every error meant for the person who caused it: its message is plain
+    English, safe to show them (privately) as it is. Front ends show these and only
+    these; anything else is a fault of ours, logged and answered with an apology.
+
+    It lives here, in the lowest layer, so rule errors and the bot's own errors (a full
+    table, a button from an older turn) share it."""
+
+
+class GameError(UserError):
     """Base of every rule error; the message is plain English for the player."""
 
 
@@ -204,6 +213,8 @@ class Game(abc.ABC, Generic[S, A]):
     has_secrets: ClassVar[bool] = False
     Options: ClassVar[type[Options]] = Options
     State: ClassVar[type[GameState]]
+    ViewType: ClassVar[type[View]] = View
+    """The model :meth:`view` returns (views travel as JSON through the outbox)."""
     ActionType: ClassVar[Any]
     """The action type: usually an ``Annotated[Union[...], Field(discriminator="kind")]``."""
 
@@ -299,6 +310,12 @@ class Game(abc.ABC, Generic[S, A]):
             return self.Options.model_validate(data or {})
         except Exception as exc:
             raise IllegalAction(f"Invalid options for {self.name}: {exc}") from exc
+
+    def parse_view(self, data: str | bytes | dict[str, Any]) -> View:
+        """A view from its JSON form (as stored in a durable outbox)."""
+        if isinstance(data, dict):
+            return self.ViewType.model_validate(data)
+        return self.ViewType.model_validate_json(data)
 
     def load_state(self, data: str | bytes) -> S:
         return self.State.model_validate_json(data)  # type: ignore[return-value]

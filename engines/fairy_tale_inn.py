@@ -60,6 +60,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from engines.catalog import ConformanceCase, GameSpec, register
 from engines.core import (
     Action,
     Event,
@@ -386,6 +387,7 @@ class FairyTaleInn(Game[InnState, Any]):
     has_secrets: ClassVar[bool] = True  # the bag order
     Options: ClassVar[type[Options]] = Options
     State: ClassVar[type[GameState]] = InnState
+    ViewType: ClassVar[type[View]] = InnView
     ActionType: ClassVar[Any] = InnAction
 
     def __init__(self, data: InnData | None = None) -> None:
@@ -967,3 +969,43 @@ class FairyTaleInn(Game[InnState, Any]):
         object.__setattr__(copy, "__pydantic_extra__", None)
         object.__setattr__(copy, "__pydantic_private__", None)
         return copy
+
+
+# --------------------------------------------------------------------------- declaration
+
+SECRET_RUN = 4
+"""A leak of this many consecutive upcoming bag draws, in order, counts."""
+
+
+def secret_fragments(game: FairyTaleInn, state: InnState) -> list[list[str]]:
+    """Runs of the next bag draws (drawn from the end), as token ids and as names, that
+    no public message may contain in order. A run that is also a public order (the
+    characters in play, the Guest List) proves nothing, and neither does a run of one
+    token repeated ("wolf wolf wolf wolf")."""
+    draws = list(reversed(state.bag))
+    public = [list(state.characters), [g for g in state.guest if g is not None]]
+
+    def contains(seq: list[str], window: list[str]) -> bool:
+        return any(seq[i:i + len(window)] == window for i in range(len(seq) - len(window) + 1))
+
+    out: list[list[str]] = []
+    for i in range(len(draws) - SECRET_RUN + 1):
+        window = draws[i:i + SECRET_RUN]
+        if len(set(window)) == 1 or any(contains(seq, window) for seq in public):
+            continue
+        out.append(window)
+        out.append([game.names.get(t, t) for t in window])
+    return out
+
+
+register(GameSpec(
+    engine=FairyTaleInn,
+    agents="engines.agents.fairy_tale_inn",
+    board="renderers.fairy_tale_inn:render",
+    text_board="renderers.text:fairy_tale_inn_board",
+    ui="bot.ui.games.fairy_tale_inn:FairyTaleInnUI",
+    cog="bot.cogs.inn",
+    rules="rules/fairy_tale_inn.json",
+    conformance=(ConformanceCase(2, seeds=25),),
+    secret_fragments=secret_fragments,
+))

@@ -48,6 +48,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from engines.catalog import ConformanceCase, GameSpec, register
 from engines.core import (
     Action,
     Event,
@@ -417,6 +418,7 @@ class SaveTheTreasure(Game[TreasureState, Action]):
     has_secrets = True
     Options = TreasureOptions
     State = TreasureState
+    ViewType = TreasureView
     ActionType = TreasureAction
 
     # -- setup ----------------------------------------------------------------
@@ -819,27 +821,27 @@ class SaveTheTreasure(Game[TreasureState, Action]):
 
     # -- helpers for agents, renderers and the UI -----------------------------
 
-    def describe_action(self, action: Action) -> str:
-        """A short label for buttons and menus.
-
-        >>> SaveTheTreasure().describe_action(Slide(row=1, col=2, direction="left"))
-        'Slide the tile on B3 left'
-        """
-        cols = load_data().box.cols
-        if isinstance(action, Slide):
-            where = square_name(action.row * cols + action.col, cols)
-            return f"Slide the tile on {where} {action.direction}"
-        if isinstance(action, TurnGreen):
-            return f"Turn the tile on {square_name(action.row * cols + action.col, cols)} green"
-        if isinstance(action, Step):
-            return f"Step {action.direction}"
-        if isinstance(action, Stay):
-            return "Stay where you are"
-        if isinstance(action, StopSliding):
-            return "Stop sliding"
-        return repr(action)
-
     def slide_preview(self, state: TreasureState, row: int, col: int,
                       direction: str) -> list[int]:
         """The squares (back to front) a legal slide from (row, col) would push."""
         return self._line(state, row * state.cols + col, direction)[0]
+
+
+register(GameSpec(
+    engine=SaveTheTreasure,
+    agents="engines.agents.treasure",
+    board="renderers.treasure:render",
+    text_board="renderers.treasure:text_board",
+    ui="bot.ui.games.treasure:TreasureUI",
+    cog="bot.cogs.treasure",
+    rules="rules/treasure.json",
+    conformance=(
+        *(ConformanceCase(p, seeds=8) for p in (1, 2, 3, 4)),
+        ConformanceCase(2, {"variant": True}, seeds=8),
+        ConformanceCase(1, {"king_path_length": 99}, seeds=4),
+        # Random play never finds twelve pages; the team does, so the end phase is
+        # checked too.
+        ConformanceCase(2, seeds=3, agent="team"),
+        ConformanceCase(3, {"variant": True}, seeds=2, agent="team"),
+    ),
+))

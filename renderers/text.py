@@ -1,7 +1,7 @@
 """Plain-text boards for the console table (and anywhere an image will not do).
 
 :func:`text_board` turns a view (never a raw state) into readable lines. Games with a
-dedicated text board are registered in ``_BOARDS``; every other game gets
+dedicated text board name it in their declaration (``GameSpec.text_board``); every other game gets
 :func:`generic_board`, a tidy dump of its view's fields, so a new game is playable in
 the console from day one.
 
@@ -17,14 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-__all__ = [
-    "action_label",
-    "fairy_tale_inn_board",
-    "fairy_tale_inn_label",
-    "generic_board",
-    "generic_label",
-    "text_board",
-]
+__all__ = ["fairy_tale_inn_board", "generic_board", "text_board"]
 
 NameFn = Callable[[int], str]
 
@@ -34,9 +27,13 @@ def _default_name(seat: int) -> str:
 
 
 def text_board(game_id: str, view: BaseModel, name: NameFn | None = None) -> str:
-    """A text picture of ``view``; ``name`` turns seat numbers into player names."""
-    board = _BOARDS.get(game_id, generic_board)
-    return board(view, name or _default_name)
+    """A text picture of ``view``; ``name`` turns seat numbers into player names. The
+    game's declaration names its own text board; any other game gets every field."""
+    from engines.catalog import resolve, spec
+
+    target = spec(game_id).text_board
+    board = resolve(target) if target is not None else generic_board
+    return str(board(view, name or _default_name))
 
 
 # --------------------------------------------------------------------------- generic
@@ -174,65 +171,7 @@ def fairy_tale_inn_board(view: Any, name: NameFn | None = None) -> str:
     return "\n".join(lines)
 
 
-def fairy_tale_inn_label(action: BaseModel, view: Any) -> str | None:
-    """"Take Jack (slot 3, free) -> column 2" and friends; None if unknown."""
-    data = action.model_dump()
-    kind = data.get("kind")
-    if kind == "drop":
-        slot = next((s for s in view.guest_list if s.slot == data["slot"]), None)
-        if slot is None or slot.name is None:
-            return None
-        cost = "free" if slot.cost == 0 else f"{slot.cost} gold"
-        return f"Take {slot.name} (slot {slot.slot}, {cost}) -> column {data['column']}"
-    if kind == "rat":
-        return f"Drop the Rat into column {data['column']}"
-    if kind == "extra_turn":
-        return "Pay for an extra turn"
-    if kind == "end_turn":
-        return "End your turn (no extra turn)"
-    return None
-
-
 def _treasure_board(view: Any, name: NameFn) -> str:
     from renderers.treasure import text_board as treasure_text_board
 
     return treasure_text_board(view, name)
-
-
-_BOARDS: dict[str, Callable[[Any, NameFn], str]] = {
-    "fairy-tale-inn": fairy_tale_inn_board,
-    "treasure": _treasure_board,
-}
-
-_LABELS: dict[str, Callable[[BaseModel, Any], str | None]] = {
-    "fairy-tale-inn": fairy_tale_inn_label,
-}
-
-
-def generic_label(action: BaseModel) -> str:
-    """``take n=2``: the action's kind and fields.
-
-    >>> from engines.core import Action
-    >>> class Take(Action):
-    ...     kind: str = "take_stones"
-    ...     n: int = 2
-    >>> generic_label(Take())
-    'take stones n=2'
-    """
-    data = action.model_dump(mode="json")
-    kind = str(data.pop("kind", type(action).__name__)).replace("_", " ")
-    return (kind + " " + " ".join(f"{k}={v}" for k, v in data.items())).strip()
-
-
-def action_label(game_id: str, action: BaseModel, view: Any = None) -> str:
-    """A short human label for an action (console menus, button text). With the
-    actor's ``view`` a game can name things ("Take Jack ..."); otherwise generic."""
-    labeller = _LABELS.get(game_id)
-    if labeller is not None and view is not None:
-        try:
-            label = labeller(action, view)
-        except (AttributeError, KeyError, TypeError, IndexError):
-            label = None  # a view of another shape: fall back, never crash a menu
-        if label:
-            return label
-    return generic_label(action)

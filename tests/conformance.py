@@ -11,6 +11,7 @@ from typing import Any
 
 from engines import get_game
 from engines.agents import get_agent
+from engines.catalog import ConformanceCase
 from engines.core import (
     Action,
     Game,
@@ -35,6 +36,12 @@ class Case:
     agent: str | None = None
     """Choose moves with this agent level instead of at random, to reach the parts of a
     game random play never gets to (a co-op game's end phase, say). Checks stay the same."""
+
+    @classmethod
+    def of(cls, game_id: str, case: ConformanceCase) -> Case:
+        """A case of the suite from a line of a game's declaration."""
+        return cls(game_id, case.players, dict(case.options), seeds=case.seeds,
+                   max_plies=case.max_plies, legal_sample=case.legal_sample, agent=case.agent)
 
     def __str__(self) -> str:
         opts = ",".join(f"{k}={v}" for k, v in sorted(self.options.items()))

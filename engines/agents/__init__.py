@@ -15,8 +15,8 @@ True
 True
 
 Levels are registered per game with :func:`register_agent`; a game's AI module
-is imported lazily on first use (add it to ``_MODULES``). Every game gets the
-``"random"`` level for free.
+(named by ``agents`` in its declaration, :class:`engines.catalog.GameSpec`) is imported
+lazily on first use. Every game gets the ``"random"`` level for free.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
+from engines.catalog import spec
 from engines.core import Action, Game, GameState, Rng, Seat
 
 __all__ = [
@@ -49,12 +50,6 @@ class Agent(Protocol):
 
 AgentFactory = Callable[..., Agent]
 
-# game id -> module that registers that game's levels when imported.
-_MODULES: dict[str, str] = {
-    "fairy-tale-inn": "engines.agents.fairy_tale_inn",
-    "treasure": "engines.agents.treasure",
-    "winter-tales": "engines.agents.winter_tales",
-}
 _REGISTRY: dict[str, dict[str, AgentFactory]] = {}
 _SELFPLAY_DEFAULT: dict[str, str] = {}
 _loaded: set[str] = set()
@@ -94,11 +89,15 @@ def selfplay_level(game_id: str) -> str:
 
 
 def _load(game_id: str) -> dict[str, AgentFactory]:
-    if game_id not in _loaded:
-        _loaded.add(game_id)
-        module = _MODULES.get(game_id)
-        if module is not None:
-            importlib.import_module(module)
+    """The levels of a game: its declaration's AI module is imported on first use (a
+    game without one, or not declared, has the levels registered by hand, and random)."""
+    try:
+        module = spec(game_id).agents
+    except KeyError:
+        module = None
+    if module is not None and module not in _loaded:
+        _loaded.add(module)
+        importlib.import_module(module)
     levels = _REGISTRY.setdefault(game_id, {})
     levels.setdefault("random", RandomAgent)
     return levels

@@ -20,6 +20,7 @@ import random
 from functools import cache
 from typing import Any
 
+from engines.catalog import ConformanceCase, GameSpec, register
 from engines.core import (
     Action,
     Game,
@@ -91,6 +92,7 @@ class WinterTales(Game[WinterState, Any]):
     has_secrets = True
     Options = WinterOptions
     State = WinterState
+    ViewType = WinterView
     ActionType = WinterAction
 
     # -- the contract -----------------------------------------------------------------
@@ -134,6 +136,37 @@ class WinterTales(Game[WinterState, Any]):
         if _plain(action) not in self.legal_actions(state, seat):
             raise IllegalAction(self.explain_illegal(state, seat, action))
 
+    @staticmethod
+    def _ruling_reason(state: WinterState, action: Action) -> str:
+        """Why one of the Arbiter's rulings cannot be made now, in the table's terms."""
+        a: Any = action
+        kind = a.kind
+        entry = next((e for e in state.transcript if e.n == getattr(a, "entry", None)), None)
+        if kind in ("ask_retell", "strike"):
+            if entry is None:
+                return f"There is no passage #{a.entry} in the story."
+            if entry.struck:
+                return f"Passage #{a.entry} is already struck."
+            if kind == "strike":
+                return (f"Passage #{a.entry} is a ruling, not a telling: it cannot be struck."
+                        if entry.kind == "ruling" else
+                        f"Passage #{a.entry} has no words to strike.")
+            if entry.seat is None:
+                return f"Passage #{a.entry} was told by nobody: there is no teller to ask."
+            return f"Passage #{a.entry} is hidden already, waiting for its teller to retell it."
+        if state.winner is not None:
+            return "The story is over: only passages can still be retold or struck."
+        if kind == "correct_count":
+            return "Nothing is being counted now: a count can be corrected only during one."
+        if kind == "correct_figure":
+            fig = state.figures.get(getattr(a, "character", ""))
+            if fig is None or not fig.in_play:
+                return "That character is not in play."
+            if (a.space, a.incapacitated) == (fig.space, fig.incapacitated):
+                return "That character already stands there like that."
+            return "There is no such space on the map."
+        return "That ruling cannot be made now."
+
     def _meta_reason(self, state: WinterState, seat: Seat, action: Action) -> str:
         kind = action.kind  # type: ignore[attr-defined]
         if kind in ("ask_retell", "strike", "rule_bookmark", "correct_figure", "correct_count"):
@@ -141,7 +174,7 @@ class WinterTales(Game[WinterState, Any]):
                 return "Only the Story Arbiter can make that ruling."
             if kind == "rule_bookmark":
                 return "There is no Ongoing Quest with a Bookmark to rule on."
-            return "That ruling does not apply right now."
+            return self._ruling_reason(state, action)
         if kind == "x_card":
             return "There is no narration to raise the X-card against."
         if kind == "retell":
@@ -291,3 +324,29 @@ class WinterTales(Game[WinterState, Any]):
                 o.card = cards.pop()
             s.objective_deck = [c for c in s.objective_deck if c not in deck] + cards
         return s
+
+
+register(GameSpec(
+    engine=WinterTales,
+    agents="engines.agents.winter_tales",
+    board="renderers.winter_tales:render",
+    private_picture="renderers.winter_hand:render",
+    ui="bot.ui.games.winter_tales:WinterUI",
+    cog="bot.cogs.winter",
+    rules="rules/winter_tales.json",
+    # Every player count (3-7) with every combination of the three modules (Power,
+    # Objective, Skill): 40 games, one seed each, since a game is hundreds of plies, each
+    # checked for every seat. The Epilogue Bookmark rule and a 4-Memory game ride along.
+    conformance=tuple(
+        ConformanceCase(p, {"power": pw, "objective": ob, "skill": sk,
+                            **({"epilogue_bookmark": True} if (p + pw + ob + sk) % 3 == 0
+                               else {}),
+                            **({"memories": 4} if p == 4 and not ob else {})},
+                        seeds=1, max_plies=8000)
+        for p in (3, 4, 5, 6, 7)
+        for pw in (False, True) for ob in (False, True) for sk in (False, True)),
+    # What the board picture shows: a told passage or a card played is news, not a board.
+    board_fields=("figures", "quests", "ongoing", "memories", "bookmark", "powers",
+                  "chapter", "phase", "winner", "epilogue_count"),
+    interrupt_timeout=300.0,
+))
