@@ -1,8 +1,12 @@
-"""The SQLite store on a real file: schema, atomic commits, one live table per channel."""
+"""The SQLite store on a real file: migrations, atomic commits, one live table per channel,
+the durable outbox, and the hand/turn/closed-DM records."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import sqlite3
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -11,11 +15,15 @@ from bot.store import (
     ActionRecord,
     ChannelTaken,
     EventRecord,
+    HandMessage,
+    OutboxRecord,
     SqliteStore,
     StoreError,
     TableRecord,
+    TurnMessage,
     VersionConflict,
 )
+from bot.store.migrations import LATEST, MIGRATIONS
 
 
 def _rec(table_id: str = "t1", channel: int = 10, status: str = "lobby") -> TableRecord:
@@ -26,6 +34,27 @@ def _rec(table_id: str = "t1", channel: int = 10, status: str = "lobby") -> Tabl
     )
 
 
+def _hand(table_id: str = "t1", user: int = 100, message: int = 500,
+          choices: bool = True) -> HandMessage:
+    return HandMessage(table_id=table_id, user_id=user, channel_id=900 + user,
+                       message_id=message, signature=f"sig{message}", image_sig=f"img{message}",
+                       shows_choices=choices)
+
+
+def _turn(table_id: str = "t1", version: int = 1, message: int = 700) -> TurnMessage:
+    return TurnMessage(table_id=table_id, channel_id=10, message_id=message, version=version,
+                       pinged=(100, 200), lines=("Ann takes 1.", "Bob to play."),
+                       has_buttons=True, board_key="board-v1")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2024, 1, 1, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
 @pytest.fixture
 async def store(tmp_path: Path):
     s = SqliteStore(tmp_path / "store.db")
@@ -34,29 +63,213 @@ async def store(tmp_path: Path):
     await s.close()
 
 
-async def test_schema_pragmas_and_version(store: SqliteStore, tmp_path: Path) -> None:
-    assert await store.schema_version() == 1
+def _rows(path: Path, sql: str) -> list[tuple]:
+    with sqlite3.connect(path) as db:
+        return db.execute(sql).fetchall()
+
+
+# -- migrations -------------------------------------------------------------------
+
+
+async def test_pragmas_and_migrations(store: SqliteStore, tmp_path: Path) -> None:
+    assert LATEST == 2 and [m.version for m in MIGRATIONS] == [1, 2]
+    assert await store.applied_migrations() == [1, 2]
+    assert store.applied_at_open == (1, 2)
     async with store.db.execute("PRAGMA journal_mode") as cur:
         assert (await cur.fetchone())[0] == "wal"
     async with store.db.execute("PRAGMA foreign_keys") as cur:
         assert (await cur.fetchone())[0] == 1
-    # Reopening does not duplicate the version row.
+    recorded = _rows(tmp_path / "store.db", "SELECT version, name FROM migrations")
+    assert recorded == [(m.version, m.name) for m in MIGRATIONS]
+    names = {r[0] for r in _rows(tmp_path / "store.db",
+                                 "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"tables", "actions", "events", "outbox", "hand_messages", "turn_messages",
+            "dm_closed", "migrations"} <= names
+    assert "schema_version" not in names  # the unnumbered scheme is gone for new files
+
+
+async def test_second_open_applies_nothing(store: SqliteStore, tmp_path: Path) -> None:
+    before = _rows(tmp_path / "store.db", "SELECT * FROM migrations ORDER BY version")
     again = SqliteStore(tmp_path / "store.db")
     await again.open()
-    async with again.db.execute("SELECT COUNT(*) FROM schema_version") as cur:
-        assert (await cur.fetchone())[0] == 1
-    await again.close()
+    try:
+        assert again.applied_at_open == ()
+        assert await again.applied_migrations() == [1, 2]
+    finally:
+        await again.close()
+    assert _rows(tmp_path / "store.db", "SELECT * FROM migrations ORDER BY version") == before
 
 
-async def test_newer_schema_is_refused(tmp_path: Path) -> None:
+async def test_concurrent_opens_of_a_new_file_migrate_once(tmp_path: Path) -> None:
+    path = tmp_path / "race.db"
+    stores = [SqliteStore(path) for _ in range(3)]
+    await asyncio.gather(*(s.open() for s in stores))
+    try:
+        applied = [v for s in stores for v in s.applied_at_open]
+        assert sorted(applied) == [1, 2]  # each migration applied by exactly one opener
+        for s in stores:
+            assert await s.applied_migrations() == [1, 2]
+        # All of them work on the one schema.
+        await stores[0].create_table(_rec())
+        got = await stores[2].get_table("t1")
+        assert got is not None and got.settings == {}
+    finally:
+        for s in stores:
+            await s.close()
+
+
+async def test_newer_migrations_are_refused(tmp_path: Path) -> None:
     path = tmp_path / "future.db"
     s = SqliteStore(path)
     await s.open()
     await s.close()
     with sqlite3.connect(path) as db:
-        db.execute("UPDATE schema_version SET version = 99")
+        db.execute("INSERT INTO migrations VALUES (99, 'from the future', '2099-01-01')")
     with pytest.raises(StoreError, match="newer"):
         await SqliteStore(path).open()
+
+
+async def test_newer_unnumbered_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "old-future.db"
+    with sqlite3.connect(path) as db:
+        db.executescript(OLD_SCHEMA)
+        db.execute("INSERT INTO schema_version (version) VALUES (7)")
+    s = SqliteStore(path)
+    with pytest.raises(StoreError, match="newer"):
+        await s.open()
+    with pytest.raises(StoreError):
+        s.db  # noqa: B018  (a refused open leaves the store closed)
+
+
+# The schema of the store before numbered migrations, and the tables the cogs kept.
+OLD_SCHEMA = """
+CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS tables (
+    id TEXT PRIMARY KEY, channel_id INTEGER NOT NULL, guild_id INTEGER,
+    game_id TEXT NOT NULL, options TEXT NOT NULL, seed INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('lobby', 'playing', 'finished', 'aborted')),
+    host_id INTEGER NOT NULL, seats TEXT NOT NULL, version INTEGER NOT NULL DEFAULT 0,
+    state TEXT, reminder_minutes REAL NOT NULL, created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL, turn_since TEXT, reminded_at TEXT
+);
+CREATE UNIQUE INDEX IF NOT EXISTS tables_live_channel
+    ON tables (channel_id) WHERE status IN ('lobby', 'playing');
+CREATE INDEX IF NOT EXISTS tables_status ON tables (status);
+CREATE TABLE IF NOT EXISTS actions (
+    table_id TEXT NOT NULL REFERENCES tables (id) ON DELETE CASCADE,
+    version INTEGER NOT NULL, seat INTEGER NOT NULL, user_id INTEGER,
+    action TEXT NOT NULL, created_at TEXT NOT NULL, UNIQUE (table_id, version)
+);
+CREATE TABLE IF NOT EXISTS events (
+    table_id TEXT NOT NULL REFERENCES tables (id) ON DELETE CASCADE,
+    version INTEGER NOT NULL, idx INTEGER NOT NULL, data TEXT NOT NULL,
+    UNIQUE (table_id, version, idx)
+);
+"""
+
+OLD_SIDE_TABLES = """
+CREATE TABLE winter_hand_messages (table_id TEXT NOT NULL, user_id INTEGER NOT NULL,
+    channel_id INTEGER NOT NULL, message_id INTEGER NOT NULL, signature TEXT NOT NULL,
+    image_sig TEXT NOT NULL, PRIMARY KEY (table_id, user_id));
+CREATE TABLE winter_table_settings (table_id TEXT PRIMARY KEY,
+    interrupt_timeout REAL NOT NULL);
+CREATE TABLE winter_channel_tables (channel_id INTEGER PRIMARY KEY, table_id TEXT NOT NULL);
+CREATE TABLE delivery_dm_closed (user_id INTEGER PRIMARY KEY, since TEXT NOT NULL);
+"""
+
+
+def _old_database(path: Path, *, side_tables: bool) -> None:
+    """A database as the code before numbered migrations left it."""
+    with sqlite3.connect(path) as db:
+        db.executescript(OLD_SCHEMA)
+        db.execute("INSERT INTO schema_version (version) VALUES (1)")
+        for tid, channel, status in (("w1", 10, "playing"), ("w2", 11, "finished")):
+            db.execute(
+                "INSERT INTO tables VALUES (?, ?, 1, 'winter-tales', '{\"x\": 1}', 7, ?, 100,"
+                " '[]', 3, '{\"s\": 1}', 10.0, '2023-05-01T10:00:00+00:00',"
+                " '2023-05-01T11:00:00+00:00', NULL, NULL)",
+                (tid, channel, status),
+            )
+        db.execute("INSERT INTO actions VALUES ('w1', 1, 0, 100, '{}',"
+                   " '2023-05-01T10:30:00+00:00')")
+        db.execute("INSERT INTO events VALUES ('w1', 1, 0, '{\"e\": 1}')")
+        if side_tables:
+            db.executescript(OLD_SIDE_TABLES)
+            db.execute("INSERT INTO winter_hand_messages VALUES ('w1', 100, 9100, 5001,"
+                       " 'sigA', 'imgA')")
+            db.execute("INSERT INTO winter_hand_messages VALUES ('w1', 200, 9200, 5002,"
+                       " 'sigB', 'imgB')")
+            db.execute("INSERT INTO winter_table_settings VALUES ('w1', 45.0)")
+            db.execute("INSERT INTO winter_table_settings VALUES ('gone', 5.0)")
+            db.execute("INSERT INTO winter_channel_tables VALUES (10, 'w1')")
+            db.execute("INSERT INTO delivery_dm_closed VALUES (300,"
+                       " '2023-04-01T00:00:00+00:00')")
+
+
+async def test_old_database_is_adopted_with_its_side_tables(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    _old_database(path, side_tables=True)
+    s = SqliteStore(path)
+    await s.open()
+    try:
+        assert s.applied_at_open == (1, 2)
+        assert await s.applied_migrations() == [1, 2]
+        w1 = await s.get_table("w1")
+        assert w1 is not None
+        assert (w1.status, w1.version, w1.options, w1.state) == ("playing", 3, {"x": 1},
+                                                                  '{"s": 1}')
+        assert w1.settings == {"interrupt_timeout": 45.0}
+        w2 = await s.get_table("w2")
+        assert w2 is not None and w2.settings == {}
+        assert [a.version for a in await s.actions("w1")] == [1]
+        assert [e.data for e in await s.events("w1")] == ['{"e": 1}']
+        # Copied hands show choices, so they are looked at once after the upgrade.
+        assert await s.hand_messages("w1") == [
+            HandMessage("w1", 100, 9100, 5001, "sigA", "imgA", True),
+            HandMessage("w1", 200, 9200, 5002, "sigB", "imgB", True),
+        ]
+        assert len(await s.all_hand_messages_showing_choices()) == 2
+        assert await s.dm_closed(300) and not await s.dm_closed(100)
+        assert (await s.last_table_in_channel(11)) == w2
+        # The unique live-table index still holds on the adopted table.
+        with pytest.raises(ChannelTaken):
+            await s.create_table(_rec("n1", channel=10))
+    finally:
+        await s.close()
+    names = {r[0] for r in _rows(path, "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"schema_version", "winter_hand_messages", "winter_table_settings",
+            "winter_channel_tables", "delivery_dm_closed"} <= names  # left in place
+    assert _rows(path, "SELECT COUNT(*) FROM winter_hand_messages") == [(2,)]
+    assert _rows(path, "SELECT since FROM dm_closed") == [("2023-04-01T00:00:00+00:00",)]
+
+
+async def test_old_database_without_side_tables_is_adopted(tmp_path: Path) -> None:
+    path = tmp_path / "old-plain.db"
+    _old_database(path, side_tables=False)
+    s = SqliteStore(path)
+    await s.open()
+    try:
+        assert await s.applied_migrations() == [1, 2]
+        w1 = await s.get_table("w1")
+        assert w1 is not None and w1.settings == {} and w1.version == 3
+        assert await s.all_hand_messages_showing_choices() == []
+        assert not await s.dm_closed(300)
+    finally:
+        await s.close()
+    # Reopening the adopted file applies nothing more.
+    s2 = SqliteStore(path)
+    await s2.open()
+    assert s2.applied_at_open == ()
+    await s2.close()
+
+
+async def test_sqlite_errors_become_store_errors(store: SqliteStore) -> None:
+    await store.create_table(_rec())
+    bad = HandMessage("t1", 1, 2, 3, None, "img", True)  # type: ignore[arg-type]
+    with pytest.raises(StoreError) as info:
+        await store.save_hand_messages([_hand(user=5), bad])
+    assert not isinstance(info.value, sqlite3.Error)
+    assert await store.hand_messages("t1") == []  # the whole batch rolled back
 
 
 def test_bad_synchronous_level() -> None:
@@ -151,3 +364,241 @@ async def test_data_survives_reopen(tmp_path: Path) -> None:
     await s2.open()
     assert await s2.get_table("t1") == original
     await s2.close()
+
+
+async def test_settings_round_trip(store: SqliteStore) -> None:
+    rec = _rec()
+    rec.settings = {"interrupt_timeout": 30.0, "quiet": True}
+    await store.create_table(rec)
+    got = await store.get_table("t1")
+    assert got is not None and got.settings == {"interrupt_timeout": 30.0, "quiet": True}
+    rec.settings = {"interrupt_timeout": 12.5}
+    await store.save_table(rec, expected_version=0)
+    got = await store.get_table("t1")
+    assert got is not None and got.settings == {"interrupt_timeout": 12.5}
+    assert got.options == {"pile": 5}  # options are a separate column
+
+
+async def test_last_table_in_channel(store: SqliteStore) -> None:
+    assert await store.last_table_in_channel(10) is None
+    base = datetime(2024, 1, 1, tzinfo=UTC)
+    old = _rec("a", status="finished")
+    old.updated_at = base + timedelta(hours=1)
+    newer = _rec("b", status="aborted")
+    newer.updated_at = base + timedelta(hours=2)
+    other = _rec("c", channel=99, status="finished")
+    other.updated_at = base + timedelta(hours=5)
+    for r in (old, newer, other):
+        await store.create_table(r)
+    got = await store.last_table_in_channel(10)
+    assert got is not None and got.id == "b"
+    # A live table wins even when a finished one was updated later.
+    live = _rec("d", status="playing")
+    live.updated_at = base
+    await store.create_table(live)
+    got = await store.last_table_in_channel(10)
+    assert got is not None and got.id == "d" and got.status == "playing"
+    got = await store.last_table_in_channel(99)
+    assert got is not None and got.id == "c"
+
+
+# -- the outbox -------------------------------------------------------------------
+
+
+async def test_outbox_is_written_with_the_table(tmp_path: Path) -> None:
+    clock = Clock()
+    s = SqliteStore(tmp_path / "o.db", clock=clock)
+    await s.open()
+    try:
+        rec = _rec()
+        await s.create_table(rec)
+        assert await s.save_table(rec, expected_version=0) is None  # no payload, no row
+        assert await s.undelivered_outboxes() == []
+        rec.status = "playing"
+        oid = await s.save_table(rec, expected_version=0, outbox='{"kind": "start"}')
+        assert isinstance(oid, int)
+        rec.version, rec.state = 1, '{"x": 1}'
+        oid2 = await s.commit_action(rec, 0, ActionRecord("t1", 1, 0, 100, "{}"), [],
+                                     outbox='{"kind": "move"}')
+        assert oid2 == oid + 1
+        assert await s.undelivered_outboxes() == [
+            OutboxRecord(oid, "t1", 0, '{"kind": "start"}', clock.now),
+            OutboxRecord(oid2, "t1", 1, '{"kind": "move"}', clock.now),
+        ]
+        assert [o.id for o in await s.undelivered_outboxes(limit=1)] == [oid]
+    finally:
+        await s.close()
+
+
+async def test_refused_writes_leave_no_outbox_row(store: SqliteStore) -> None:
+    rec = _rec(status="playing")
+    await store.create_table(rec)
+    rec.version = 1
+    await store.commit_action(rec, 0, ActionRecord("t1", 1, 0, 100, "{}"), [], outbox="{}")
+    # A stale commit (based on version 0 again) writes nothing: no action, no outbox.
+    stale = _rec(status="playing")
+    stale.version = 1
+    with pytest.raises(VersionConflict):
+        await store.commit_action(stale, 0, ActionRecord("t1", 1, 1, 200, "{}"), [],
+                                  outbox='{"stale": true}')
+    # A duplicate event rolls back the outbox row too.
+    rec2 = _rec(status="playing")
+    rec2.version = 2
+    dup = [EventRecord("t1", 2, 0, "{}"), EventRecord("t1", 2, 0, "{}")]
+    with pytest.raises(VersionConflict):
+        await store.commit_action(rec2, 1, ActionRecord("t1", 2, 0, 100, "{}"), dup,
+                                  outbox='{"dup": true}')
+    # A stale or channel-taking save_table writes none either.
+    with pytest.raises(VersionConflict):
+        await store.save_table(_rec(status="playing"), expected_version=0,
+                               outbox='{"save": true}')
+    await store.create_table(_rec("t2", channel=20))
+    with pytest.raises(ChannelTaken):
+        await store.save_table(_rec("t2", channel=10), outbox='{"taken": true}')
+    assert [o.payload for o in await store.undelivered_outboxes()] == ["{}"]
+    assert len(await store.actions("t1")) == 1
+
+
+async def test_mark_delivered_once_with_its_messages(tmp_path: Path) -> None:
+    clock = Clock()
+    s = SqliteStore(tmp_path / "d.db", clock=clock)
+    await s.open()
+    try:
+        rec = _rec()
+        await s.create_table(rec)
+        first = await s.save_table(rec, outbox='{"n": 1}')
+        second = await s.save_table(rec, outbox='{"n": 2}')
+        assert first is not None and second is not None
+        hands = [_hand(user=100, message=1), _hand(user=200, message=2, choices=False)]
+        assert await s.mark_delivered(first, hands=hands, turn=_turn(message=70)) is True
+        assert await s.hand_messages("t1") == hands
+        assert await s.turn_message("t1") == _turn(message=70)
+        assert [o.id for o in await s.undelivered_outboxes()] == [second]
+        delivered_at = _rows(s.path, f"SELECT delivered_at FROM outbox WHERE id = {first}")
+        # A second mark (another process delivered it too) says so and keeps the time.
+        clock.now += timedelta(minutes=5)
+        assert await s.mark_delivered(first, hands=[_hand(user=100, message=3)]) is False
+        assert _rows(s.path, f"SELECT delivered_at FROM outbox WHERE id = {first}") == (
+            delivered_at)
+        assert _dt_of(delivered_at) == datetime(2024, 1, 1, 12, 0, tzinfo=UTC)
+        # ...and still records the messages it posted.
+        assert (await s.hand_messages("t1"))[0].message_id == 3
+        assert await s.mark_delivered(12345) is False  # no such row
+        # A failed delivery record writes nothing: the row stays undelivered.
+        bad = HandMessage("t1", 9, 9, 9, None, "i", True)  # type: ignore[arg-type]
+        with pytest.raises(StoreError):
+            await s.mark_delivered(second, hands=[bad])
+        assert [o.id for o in await s.undelivered_outboxes()] == [second]
+        assert await s.mark_delivered(second) is True
+        assert await s.undelivered_outboxes() == []
+    finally:
+        await s.close()
+
+
+def _dt_of(rows: list[tuple]) -> datetime:
+    return datetime.fromisoformat(rows[0][0])
+
+
+async def test_claims_have_one_winner_and_expire(tmp_path: Path) -> None:
+    clock = Clock()
+    path = tmp_path / "c.db"
+    a, b = SqliteStore(path, clock=clock), SqliteStore(path, clock=clock)
+    await asyncio.gather(a.open(), b.open())
+    try:
+        await a.create_table(_rec())
+        oid = await a.save_table(_rec(), outbox="{}")
+        assert oid is not None
+        won = await asyncio.gather(a.claim_outbox(oid, "proc-a", 30),
+                                   b.claim_outbox(oid, "proc-b", 30))
+        assert sorted(won) == [False, True]
+        winner = "proc-a" if won[0] else "proc-b"
+        assert _rows(path, f"SELECT claimed_by FROM outbox WHERE id = {oid}") == [(winner,)]
+        # Held: nobody else (nor the holder) claims it before the lease ends.
+        clock.now += timedelta(seconds=29)
+        assert await b.claim_outbox(oid, "proc-c", 30) is False
+        # Expired: someone else may take it over.
+        clock.now += timedelta(seconds=2)
+        assert await b.claim_outbox(oid, "proc-c", 30) is True
+        assert _rows(path, f"SELECT claimed_by FROM outbox WHERE id = {oid}") == [("proc-c",)]
+        # Delivered rows and missing rows cannot be claimed.
+        assert await b.mark_delivered(oid) is True
+        clock.now += timedelta(hours=1)
+        assert await a.claim_outbox(oid, "proc-a", 30) is False
+        assert await a.claim_outbox(999, "proc-a", 30) is False
+    finally:
+        await a.close()
+        await b.close()
+
+
+# -- hand and turn messages, closed DMs -----------------------------------------------
+
+
+async def test_hand_messages_round_trip(store: SqliteStore) -> None:
+    assert await store.hand_messages("t1") == []
+    await store.save_hand_messages([_hand(user=200, message=2), _hand(user=100, message=1),
+                                    _hand("t2", user=100, message=3, choices=False)])
+    assert [h.user_id for h in await store.hand_messages("t1")] == [100, 200]
+    # Upsert: the same (table, user) is replaced, not duplicated.
+    changed = HandMessage("t1", 100, 42, 9, "new", "newimg", False)
+    await store.save_hand_messages([changed])
+    assert await store.hand_messages("t1") == [changed, _hand(user=200, message=2)]
+    showing = await store.all_hand_messages_showing_choices()
+    assert showing == [_hand(user=200, message=2)]
+    await store.delete_hand_message("t1", 200)
+    await store.delete_hand_message("t1", 12345)  # absent: nothing happens
+    assert await store.hand_messages("t1") == [changed]
+    assert [h.message_id for h in await store.hand_messages("t2")] == [3]
+    await store.save_hand_messages([])  # nothing to write is fine
+
+
+async def test_turn_message_round_trip(store: SqliteStore) -> None:
+    assert await store.turn_message("t1") is None
+    tm = _turn()
+    await store.save_turn_message(tm)
+    got = await store.turn_message("t1")
+    assert got == tm and isinstance(got.pinged, tuple) and isinstance(got.lines, tuple)
+    # Lists in come back as the same tuples; the upsert replaces the row.
+    plain = TurnMessage("t1", 11, 800, 2, [300], [], False, None)  # type: ignore[arg-type]
+    await store.save_turn_message(plain)
+    got = await store.turn_message("t1")
+    assert got == plain and got.pinged == (300,) and got.lines == ()
+    assert got.board_key is None and got.has_buttons is False
+    assert await store.turn_message("t2") is None
+
+
+async def test_dm_closed_round_trip(tmp_path: Path) -> None:
+    clock = Clock()
+    s = SqliteStore(tmp_path / "dm.db", clock=clock)
+    await s.open()
+    try:
+        assert await s.dm_closed(7) is False
+        await s.set_dm_closed(7, True)
+        assert await s.dm_closed(7) is True and await s.dm_closed(8) is False
+        assert await s.dm_closed_among([8, 7, 7, 9]) == {7}
+        assert await s.dm_closed_among([]) == set()
+        clock.now += timedelta(days=1)
+        await s.set_dm_closed(7, True)  # already known: the first date stays
+        assert _dt_of(_rows(s.path, "SELECT since FROM dm_closed")) == datetime(
+            2024, 1, 1, 12, 0, tzinfo=UTC)
+        await s.set_dm_closed(7, False)
+        assert await s.dm_closed(7) is False
+        await s.set_dm_closed(7, False)  # forgetting twice is fine
+        assert _rows(s.path, "SELECT COUNT(*) FROM dm_closed") == [(0,)]
+    finally:
+        await s.close()
+
+
+def test_record_reprs() -> None:
+    out = OutboxRecord(3, "t1", 5, json.dumps({"text": "x" * 200}),
+                       datetime(2024, 1, 1, tzinfo=UTC))
+    text = repr(out)
+    assert text.startswith("OutboxRecord(#3 table=t1 v5 undelivered")
+    assert "2024-01-01T00:00:00+00:00" in text and len(text) < 160
+    done = OutboxRecord(3, "t1", 5, "{}", datetime(2024, 1, 1, tzinfo=UTC),
+                        datetime(2024, 1, 2, tzinfo=UTC))
+    assert "delivered 2024-01-02" in repr(done)
+    assert repr(_turn()) == (
+        "TurnMessage(table=t1 v1 message=10/700 pinged=[100, 200] lines=2 buttons=yes"
+        " board='board-v1')"
+    )
+    assert repr(_hand()).startswith("HandMessage(table_id='t1', user_id=100")

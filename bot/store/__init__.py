@@ -1,15 +1,25 @@
 """Persistence behind one small interface.
 
-:class:`Store` is what :class:`bot.tables.TableService` needs; :class:`SqliteStore`
-(aiosqlite, WAL) is the embedded default. A table row holds everything needed to
-resume it (options, seed, seats, version, the engine state as JSON); the action log
-and the event log are append-only, keyed by ``(table_id, version)`` so the same move
-can never be committed twice.
+:class:`Store` is every write the bot makes; :class:`SqliteStore` (aiosqlite, WAL) is
+the embedded default. A table row holds everything needed to resume it (options,
+settings, seed, seats, version, the engine state as JSON); the action log and the event
+log are append-only, keyed by ``(table_id, version)`` so the same move can never be
+committed twice.
+
+The outbox is durable: a change that must be told to Discord writes its payload in the
+same transaction as the change (``save_table(..., outbox=...)`` /
+``commit_action(..., outbox=...)``), and the delivery marks it done together with the
+messages it posted (:meth:`Store.mark_delivered`). After a crash the undelivered rows
+are delivered again; :meth:`Store.claim_outbox` makes sure only one process does it.
+
+The interface is driver-neutral: plain records in and out, every error a
+:class:`StoreError`.
 """
 
 from __future__ import annotations
 
 import abc
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -18,10 +28,13 @@ __all__ = [
     "ActionRecord",
     "ChannelTaken",
     "EventRecord",
+    "HandMessage",
+    "OutboxRecord",
     "SqliteStore",
     "Store",
     "StoreError",
     "TableRecord",
+    "TurnMessage",
     "VersionConflict",
     "utcnow",
 ]
@@ -66,6 +79,8 @@ class TableRecord:
     """When the current turn began (reminders count from here)."""
     reminded_at: datetime | None = None
     """When the current turn was last reminded, if ever."""
+    settings: dict[str, Any] = field(default_factory=dict)
+    """Table settings that are not game rules (JSON-able), e.g. ``interrupt_timeout``."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +106,79 @@ class EventRecord:
     """JSON: the event dump plus its rendered text and visibility."""
 
 
+def _clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _iso(value: datetime | None) -> str:
+    return value.isoformat(timespec="seconds") if value is not None else "-"
+
+
+@dataclass(frozen=True, repr=False)
+class OutboxRecord:
+    """A change still to be told to Discord (``payload`` is JSON, owned by the caller);
+    ``version`` is the table version it was written with."""
+
+    id: int
+    table_id: str
+    version: int
+    payload: str
+    created_at: datetime
+    delivered_at: datetime | None = None
+
+    def __repr__(self) -> str:
+        state = f"delivered {_iso(self.delivered_at)}" if self.delivered_at else "undelivered"
+        return (
+            f"OutboxRecord(#{self.id} table={self.table_id} v{self.version} {state}"
+            f" created {_iso(self.created_at)} payload={_clip(self.payload)!r})"
+        )
+
+
+@dataclass(frozen=True)
+class HandMessage:
+    """The DM message showing ``user_id`` their hand at ``table_id``."""
+
+    table_id: str
+    user_id: int
+    channel_id: int
+    message_id: int
+    signature: str
+    """What the message shows (its text and buttons), to skip edits that change nothing."""
+    image_sig: str
+    """What its picture shows."""
+    shows_choices: bool
+    """The message has buttons to act on (so it must be looked at after a restart)."""
+
+
+@dataclass(frozen=True, repr=False)
+class TurnMessage:
+    """The current public turn message of a table."""
+
+    table_id: str
+    channel_id: int
+    message_id: int
+    version: int
+    """The table version it shows."""
+    pinged: tuple[int, ...]
+    """The users it mentions."""
+    lines: tuple[str, ...]
+    has_buttons: bool
+    board_key: str | None
+    """What its board picture shows, if it has one."""
+
+    def __post_init__(self) -> None:  # lists in, tuples stored (equality, hashing)
+        object.__setattr__(self, "pinged", tuple(self.pinged))
+        object.__setattr__(self, "lines", tuple(self.lines))
+
+    def __repr__(self) -> str:
+        return (
+            f"TurnMessage(table={self.table_id} v{self.version}"
+            f" message={self.channel_id}/{self.message_id} pinged={list(self.pinged)}"
+            f" lines={len(self.lines)} buttons={'yes' if self.has_buttons else 'no'}"
+            f" board={self.board_key!r})"
+        )
+
+
 class Store(abc.ABC):
     """The persistence interface of the table service."""
 
@@ -102,14 +190,26 @@ class Store(abc.ABC):
     async def close(self) -> None: ...
 
     @abc.abstractmethod
+    async def applied_migrations(self) -> list[int]:
+        """The versions of the migrations recorded in the database, ascending."""
+
+    @abc.abstractmethod
     async def create_table(self, rec: TableRecord) -> None:
         """Insert a new table; raises :class:`ChannelTaken` if its channel has a live one."""
 
     @abc.abstractmethod
-    async def save_table(self, rec: TableRecord, expected_version: int | None = None) -> None:
+    async def save_table(
+        self,
+        rec: TableRecord,
+        expected_version: int | None = None,
+        *,
+        outbox: str | None = None,
+    ) -> int | None:
         """Overwrite a table row (lobby changes, start, abort, reminders). With
         ``expected_version`` the write happens only if the stored version matches
-        (else :class:`VersionConflict`)."""
+        (else :class:`VersionConflict`). With ``outbox`` (a JSON payload) an outbox row
+        (version ``rec.version``) is written in the same transaction and its id
+        returned; a refused write writes no outbox row either."""
 
     @abc.abstractmethod
     async def commit_action(
@@ -118,16 +218,24 @@ class Store(abc.ABC):
         expected_version: int,
         action: ActionRecord,
         events: list[EventRecord],
-    ) -> None:
+        *,
+        outbox: str | None = None,
+    ) -> int | None:
         """Atomically: the table row (with ``rec.version == expected_version + 1``), the
-        action and its events. Raises :class:`VersionConflict` (and writes nothing)
-        if the stored version is not ``expected_version``."""
+        action, its events and, with ``outbox``, an outbox row (whose id is returned).
+        Raises :class:`VersionConflict` (and writes nothing) if the stored version is
+        not ``expected_version``."""
 
     @abc.abstractmethod
     async def get_table(self, table_id: str) -> TableRecord | None: ...
 
     @abc.abstractmethod
     async def live_table_in_channel(self, channel_id: int) -> TableRecord | None: ...
+
+    @abc.abstractmethod
+    async def last_table_in_channel(self, channel_id: int) -> TableRecord | None:
+        """The newest table of a channel whatever its status: the live one if any, else
+        the most recently updated."""
 
     @abc.abstractmethod
     async def load_all_active(self) -> list[TableRecord]:
@@ -140,6 +248,65 @@ class Store(abc.ABC):
     @abc.abstractmethod
     async def events(self, table_id: str) -> list[EventRecord]:
         """The event log of a table, in (version, idx) order."""
+
+    # -- outbox ---------------------------------------------------------------
+
+    @abc.abstractmethod
+    async def undelivered_outboxes(self, limit: int = 1000) -> list[OutboxRecord]:
+        """Outbox rows not yet delivered, oldest (lowest id) first."""
+
+    @abc.abstractmethod
+    async def claim_outbox(self, outbox_id: int, owner: str, lease_seconds: float) -> bool:
+        """Take the delivery of an undelivered outbox row for ``lease_seconds``: true only
+        if it was unclaimed or its lease had expired (one conditional write, so of two
+        claimers exactly one wins)."""
+
+    @abc.abstractmethod
+    async def mark_delivered(
+        self,
+        outbox_id: int,
+        *,
+        hands: Sequence[HandMessage] = (),
+        turn: TurnMessage | None = None,
+    ) -> bool:
+        """In one transaction: mark the row delivered if it is not yet, and upsert the
+        hand and turn messages the delivery posted. Returns whether *this* call marked
+        it (false: it was already delivered, or does not exist)."""
+
+    # -- messages and DMs -----------------------------------------------------
+
+    @abc.abstractmethod
+    async def hand_messages(self, table_id: str) -> list[HandMessage]:
+        """The hand messages of a table, by user id."""
+
+    @abc.abstractmethod
+    async def all_hand_messages_showing_choices(self) -> list[HandMessage]:
+        """Every hand message with buttons (to look at after a restart)."""
+
+    @abc.abstractmethod
+    async def save_hand_messages(self, hands: Sequence[HandMessage]) -> None:
+        """Insert or replace hand messages (by table and user), in one transaction."""
+
+    @abc.abstractmethod
+    async def delete_hand_message(self, table_id: str, user_id: int) -> None: ...
+
+    @abc.abstractmethod
+    async def turn_message(self, table_id: str) -> TurnMessage | None: ...
+
+    @abc.abstractmethod
+    async def save_turn_message(self, tm: TurnMessage) -> None:
+        """Insert or replace the turn message of ``tm.table_id``."""
+
+    @abc.abstractmethod
+    async def dm_closed(self, user_id: int) -> bool:
+        """Whether the user's DMs are known to be closed."""
+
+    @abc.abstractmethod
+    async def dm_closed_among(self, user_ids: Sequence[int]) -> set[int]:
+        """Which of these users' DMs are known to be closed (one read for a table)."""
+
+    @abc.abstractmethod
+    async def set_dm_closed(self, user_id: int, closed: bool) -> None: ...
 
 
 from bot.store.sqlite import SqliteStore  # noqa: E402  (re-export; needs the base above)

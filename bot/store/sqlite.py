@@ -5,14 +5,20 @@ Every operation is one plain function run whole in aiosqlite's connection thread
 (``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any error). Because that thread
 runs one function at a time, two coroutines can never interleave statements inside
 one transaction, and a move costs a single hop to the database thread instead of five.
+
+The schema is :data:`bot.store.migrations.MIGRATIONS`, applied at :meth:`SqliteStore.open`
+one migration per ``BEGIN IMMEDIATE`` transaction that first checks whether another
+process has recorded it meanwhile, so any number of processes may open one file at once.
+SQLite errors never leave the store: they become :class:`StoreError`.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
-from datetime import datetime
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -22,68 +28,36 @@ from bot.store import (
     ActionRecord,
     ChannelTaken,
     EventRecord,
+    HandMessage,
+    OutboxRecord,
     Store,
     StoreError,
     TableRecord,
+    TurnMessage,
     VersionConflict,
+    utcnow,
 )
+from bot.store.migrations import LATEST, MIGRATIONS, IfTable, Migration
 
-SCHEMA_VERSION = 1
 T = TypeVar("T")
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS schema_version (
-    version INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS tables (
-    id               TEXT PRIMARY KEY,
-    channel_id       INTEGER NOT NULL,
-    guild_id         INTEGER,
-    game_id          TEXT NOT NULL,
-    options          TEXT NOT NULL,
-    seed             INTEGER NOT NULL,
-    status           TEXT NOT NULL
-                     CHECK (status IN ('lobby', 'playing', 'finished', 'aborted')),
-    host_id          INTEGER NOT NULL,
-    seats            TEXT NOT NULL,
-    version          INTEGER NOT NULL DEFAULT 0,
-    state            TEXT,
-    reminder_minutes REAL NOT NULL,
-    created_at       TEXT NOT NULL,
-    updated_at       TEXT NOT NULL,
-    turn_since       TEXT,
-    reminded_at      TEXT
-);
--- One live table per channel, enforced by the database itself (several processes).
-CREATE UNIQUE INDEX IF NOT EXISTS tables_live_channel
-    ON tables (channel_id) WHERE status IN ('lobby', 'playing');
-CREATE INDEX IF NOT EXISTS tables_status ON tables (status);
-CREATE TABLE IF NOT EXISTS actions (
-    table_id   TEXT NOT NULL REFERENCES tables (id) ON DELETE CASCADE,
-    version    INTEGER NOT NULL,
-    seat       INTEGER NOT NULL,
-    user_id    INTEGER,
-    action     TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    UNIQUE (table_id, version)
-);
-CREATE TABLE IF NOT EXISTS events (
-    table_id TEXT NOT NULL REFERENCES tables (id) ON DELETE CASCADE,
-    version  INTEGER NOT NULL,
-    idx      INTEGER NOT NULL,
-    data     TEXT NOT NULL,
-    UNIQUE (table_id, version, idx)
-);
-"""
 
 _COLUMNS = (
     "id, channel_id, guild_id, game_id, options, seed, status, host_id, seats, version, "
-    "state, reminder_minutes, created_at, updated_at, turn_since, reminded_at"
+    "state, reminder_minutes, created_at, updated_at, turn_since, reminded_at, settings"
+)
+_NCOLUMNS = len(_COLUMNS.split(","))
+_LIVE = "status IN ('lobby', 'playing')"
+_HAND_COLUMNS = (
+    "table_id, user_id, channel_id, message_id, signature, image_sig, shows_choices"
+)
+_TURN_COLUMNS = (
+    "table_id, channel_id, message_id, version, pinged, lines, has_buttons, board_key"
 )
 
 
 def _ts(value: datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
+    # Fixed width, so stored times compare as strings (leases, ordering).
+    return value.isoformat(timespec="microseconds") if value is not None else None
 
 
 def _dt(value: str | None) -> datetime | None:
@@ -108,12 +82,13 @@ def _row_values(rec: TableRecord) -> tuple[Any, ...]:
         _ts(rec.updated_at),
         _ts(rec.turn_since),
         _ts(rec.reminded_at),
+        json.dumps(rec.settings, sort_keys=True),
     )
 
 
 def _record(row: sqlite3.Row | tuple[Any, ...]) -> TableRecord:
     (tid, channel, guild, game, options, seed, status, host, seats, version, state,
-     reminder, created, updated, turn_since, reminded) = tuple(row)
+     reminder, created, updated, turn_since, reminded, settings) = tuple(row)
     return TableRecord(
         id=tid,
         channel_id=channel,
@@ -131,23 +106,105 @@ def _record(row: sqlite3.Row | tuple[Any, ...]) -> TableRecord:
         updated_at=_dt(updated),  # type: ignore[arg-type]
         turn_since=_dt(turn_since),
         reminded_at=_dt(reminded),
+        settings=json.loads(settings),
     )
 
 
+def _hand_values(h: HandMessage) -> tuple[Any, ...]:
+    return (h.table_id, h.user_id, h.channel_id, h.message_id, h.signature, h.image_sig,
+            int(bool(h.shows_choices)))
+
+
+def _hand(row: tuple[Any, ...]) -> HandMessage:
+    tid, user, channel, message, signature, image_sig, choices = row
+    return HandMessage(table_id=tid, user_id=user, channel_id=channel, message_id=message,
+                       signature=signature, image_sig=image_sig, shows_choices=bool(choices))
+
+
+def _turn_values(tm: TurnMessage) -> tuple[Any, ...]:
+    return (tm.table_id, tm.channel_id, tm.message_id, tm.version,
+            json.dumps([int(u) for u in tm.pinged]), json.dumps(list(tm.lines)),
+            int(bool(tm.has_buttons)), tm.board_key)
+
+
+def _turn(row: tuple[Any, ...]) -> TurnMessage:
+    tid, channel, message, version, pinged, lines, buttons, board_key = row
+    return TurnMessage(table_id=tid, channel_id=channel, message_id=message, version=version,
+                       pinged=tuple(json.loads(pinged)), lines=tuple(json.loads(lines)),
+                       has_buttons=bool(buttons), board_key=board_key)
+
+
+def _outbox(row: tuple[Any, ...]) -> OutboxRecord:
+    oid, tid, version, payload, created, delivered = row
+    return OutboxRecord(id=oid, table_id=tid, version=version, payload=payload,
+                        created_at=_dt(created),  # type: ignore[arg-type]
+                        delivered_at=_dt(delivered))
+
+
+_UPSERT_HAND = (
+    f"INSERT INTO hand_messages ({_HAND_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (table_id, user_id) DO UPDATE SET channel_id = excluded.channel_id,"
+    " message_id = excluded.message_id, signature = excluded.signature,"
+    " image_sig = excluded.image_sig, shows_choices = excluded.shows_choices"
+)
+_UPSERT_TURN = (
+    f"INSERT INTO turn_messages ({_TURN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (table_id) DO UPDATE SET channel_id = excluded.channel_id,"
+    " message_id = excluded.message_id, version = excluded.version,"
+    " pinged = excluded.pinged, lines = excluded.lines,"
+    " has_buttons = excluded.has_buttons, board_key = excluded.board_key"
+)
+
+
+_BUSY_MS = 5000
+
+
+def _enter_wal(conn: sqlite3.Connection) -> None:
+    """``PRAGMA journal_mode=WAL``, retried: when several processes open a new file at
+    once, the switch can fail at once with "database is locked" instead of waiting on
+    the busy timeout."""
+    deadline = time.monotonic() + _BUSY_MS / 1000
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)  # in the connection's own thread: blocks nothing else
+
+
+def _table_exists(conn: sqlite3.Connection, name: str) -> bool:
+    row = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+    ).fetchone()
+    return row is not None
+
+
 class SqliteStore(Store):
-    """:class:`Store` on a SQLite file (WAL, foreign keys on, schema versioned).
+    """:class:`Store` on a SQLite file (WAL, foreign keys on, numbered migrations).
 
     ``synchronous`` is the SQLite durability level: ``FULL`` (default) syncs the WAL on
     every commit, so an acknowledged move survives a power cut; ``NORMAL`` survives
-    process crashes only, and is faster.
+    process crashes only, and is faster. ``clock`` stamps what the store itself dates
+    (outbox rows, deliveries, claims, closed DMs, applied migrations).
     """
 
-    def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        synchronous: str = "FULL",
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
         if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
             raise ValueError(f"unknown synchronous level {synchronous!r}")
         self.path = Path(path)
         self.synchronous = synchronous.upper()
+        self.clock = clock
         self._db: aiosqlite.Connection | None = None
+        self.applied_at_open: tuple[int, ...] = ()
+        """The migrations the last :meth:`open` applied itself (not found recorded)."""
 
     def __repr__(self) -> str:
         return f"<SqliteStore {str(self.path)!r}>"
@@ -162,7 +219,10 @@ class SqliteStore(Store):
     async def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn(connection)`` whole in the connection's thread."""
         db = self.db
-        return await db._execute(fn, db._conn)  # one hop, never interleaved
+        try:
+            return await db._execute(fn, db._conn)  # one hop, never interleaved
+        except sqlite3.Error as exc:
+            raise StoreError(f"{type(exc).__name__}: {exc}") from exc
 
     @staticmethod
     def _transaction(conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
@@ -170,10 +230,17 @@ class SqliteStore(Store):
         try:
             result = work(conn)
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # some errors have rolled it back already
+                conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
         return result
+
+    async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """``work`` as one transaction, in one hop."""
+        return await self._call(lambda conn: self._transaction(conn, work))
+
+    # -- opening and migrations -------------------------------------------------
 
     async def open(self) -> None:
         if self._db is not None:
@@ -186,48 +253,76 @@ class SqliteStore(Store):
             raise StoreError("This aiosqlite version is not supported (needs >= 0.20).")
         self._db = db
 
-        def setup(conn: sqlite3.Connection) -> None:
-            conn.execute("PRAGMA journal_mode=WAL")
+        def setup(conn: sqlite3.Connection) -> tuple[int, ...]:
+            conn.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
+            _enter_wal(conn)
             conn.execute(f"PRAGMA synchronous={self.synchronous}")
             conn.execute("PRAGMA foreign_keys=ON")
-            conn.execute("PRAGMA busy_timeout=5000")
-
-            def schema(c: sqlite3.Connection) -> None:
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        c.execute(statement)
-                rows = c.execute("SELECT version FROM schema_version").fetchall()
-                if not rows:
-                    c.execute("INSERT INTO schema_version (version) VALUES (?)",
-                              (SCHEMA_VERSION,))
-                elif rows[0][0] > SCHEMA_VERSION:
-                    raise StoreError(
-                        f"The database {self.path} was written by a newer Fabletop "
-                        f"(schema {rows[0][0]}, this one knows {SCHEMA_VERSION})."
-                    )
-
-            self._transaction(conn, schema)
+            self._transaction(conn, self._prepare)
+            applied = []
+            for migration in MIGRATIONS:
+                if self._transaction(conn, lambda c, m=migration: self._migrate(c, m)):
+                    applied.append(migration.version)
+            return tuple(applied)
 
         try:
-            await self._call(setup)
+            self.applied_at_open = await self._call(setup)
         except BaseException:
             self._db = None
             await db.close()
             raise
+
+    def _recorded(self, conn: sqlite3.Connection) -> set[int]:
+        versions = {int(r[0]) for r in conn.execute("SELECT version FROM migrations")}
+        if versions and max(versions) > LATEST:
+            raise StoreError(
+                f"The database {self.path} was written by a newer Fabletop "
+                f"(migration {max(versions)}; this one knows up to {LATEST})."
+            )
+        return versions
+
+    def _prepare(self, conn: sqlite3.Connection) -> None:
+        """The ``migrations`` table, and the refusal of databases from a newer Fabletop
+        (including one from before numbered migrations with a newer ``schema_version``)."""
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY,"
+            " name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+        )
+        if not self._recorded(conn) and _table_exists(conn, "schema_version"):
+            row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
+            if row and row[0] is not None and int(row[0]) > 1:
+                raise StoreError(
+                    f"The database {self.path} was written by a newer Fabletop "
+                    f"(schema {row[0]}; this one adopts schema 1 only)."
+                )
+
+    def _migrate(self, conn: sqlite3.Connection, migration: Migration) -> bool:
+        """Apply ``migration`` unless it is recorded (by another process, maybe just
+        now); true if this call applied it. Runs inside the caller's transaction."""
+        if migration.version in self._recorded(conn):
+            return False
+        for step in migration.statements:
+            if isinstance(step, IfTable):
+                if _table_exists(conn, step.table):
+                    conn.execute(step.sql)
+            else:
+                conn.execute(step)
+        conn.execute(
+            "INSERT INTO migrations (version, name, applied_at) VALUES (?, ?, ?)",
+            (migration.version, migration.name, _ts(self.clock())),
+        )
+        return True
 
     async def close(self) -> None:
         if self._db is not None:
             db, self._db = self._db, None
             await db.close()
 
-    async def schema_version(self) -> int:
-        def read(conn: sqlite3.Connection) -> int:
-            row = conn.execute("SELECT version FROM schema_version").fetchone()
-            return int(row[0]) if row else 0
+    async def applied_migrations(self) -> list[int]:
+        rows = await self._fetch("SELECT version FROM migrations ORDER BY version", ())
+        return [int(r[0]) for r in rows]
 
-        return await self._call(read)
-
-    # -- writes ---------------------------------------------------------------
+    # -- table writes -----------------------------------------------------------
 
     async def create_table(self, rec: TableRecord) -> None:
         values = _row_values(rec)
@@ -235,12 +330,13 @@ class SqliteStore(Store):
         def work(conn: sqlite3.Connection) -> None:
             try:
                 conn.execute(
-                    f"INSERT INTO tables ({_COLUMNS}) VALUES ({', '.join('?' * 16)})", values
+                    f"INSERT INTO tables ({_COLUMNS}) VALUES ({', '.join('?' * _NCOLUMNS)})",
+                    values,
                 )
             except sqlite3.IntegrityError as exc:
                 raise ChannelTaken(str(exc)) from exc
 
-        await self._call(lambda conn: self._transaction(conn, work))
+        await self._write(work)
 
     @staticmethod
     def _update(conn: sqlite3.Connection, rec: TableRecord,
@@ -263,11 +359,28 @@ class SqliteStore(Store):
                 else f"table {rec.id} does not exist"
             )
 
-    async def save_table(self, rec: TableRecord, expected_version: int | None = None) -> None:
-        def work(conn: sqlite3.Connection) -> None:
-            self._update(conn, rec, expected_version)
+    def _add_outbox(self, conn: sqlite3.Connection, rec: TableRecord,
+                    payload: str | None) -> int | None:
+        if payload is None:
+            return None
+        cur = conn.execute(
+            "INSERT INTO outbox (table_id, version, payload, created_at) VALUES (?, ?, ?, ?)",
+            (rec.id, rec.version, payload, _ts(self.clock())),
+        )
+        return int(cur.lastrowid)  # type: ignore[arg-type]
 
-        await self._call(lambda conn: self._transaction(conn, work))
+    async def save_table(
+        self,
+        rec: TableRecord,
+        expected_version: int | None = None,
+        *,
+        outbox: str | None = None,
+    ) -> int | None:
+        def work(conn: sqlite3.Connection) -> int | None:
+            self._update(conn, rec, expected_version)
+            return self._add_outbox(conn, rec, outbox)
+
+        return await self._write(work)
 
     async def commit_action(
         self,
@@ -275,14 +388,16 @@ class SqliteStore(Store):
         expected_version: int,
         action: ActionRecord,
         events: list[EventRecord],
-    ) -> None:
+        *,
+        outbox: str | None = None,
+    ) -> int | None:
         if rec.version != expected_version + 1 or action.version != rec.version:
             raise VersionConflict("an action must move the table exactly one version on")
         action_row = (action.table_id, action.version, action.seat, action.user_id,
                       action.action, _ts(action.created_at))
         event_rows = [(e.table_id, e.version, e.idx, e.data) for e in events]
 
-        def work(conn: sqlite3.Connection) -> None:
+        def work(conn: sqlite3.Connection) -> int | None:
             self._update(conn, rec, expected_version)
             try:
                 conn.execute(
@@ -297,17 +412,19 @@ class SqliteStore(Store):
                     )
             except sqlite3.IntegrityError as exc:
                 raise VersionConflict(str(exc)) from exc
+            return self._add_outbox(conn, rec, outbox)
 
-        await self._call(lambda conn: self._transaction(conn, work))
+        return await self._write(work)
 
-    # -- reads ----------------------------------------------------------------
+    # -- table reads ------------------------------------------------------------
 
     async def _fetch(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         return await self._call(lambda conn: conn.execute(sql, params).fetchall())
 
-    async def _tables(self, where: str, params: tuple[Any, ...]) -> list[TableRecord]:
+    async def _tables(self, where: str, params: tuple[Any, ...],
+                      order: str = "created_at, id") -> list[TableRecord]:
         rows = await self._fetch(
-            f"SELECT {_COLUMNS} FROM tables WHERE {where} ORDER BY created_at, id", params
+            f"SELECT {_COLUMNS} FROM tables WHERE {where} ORDER BY {order}", params
         )
         return [_record(row) for row in rows]
 
@@ -316,13 +433,18 @@ class SqliteStore(Store):
         return rows[0] if rows else None
 
     async def live_table_in_channel(self, channel_id: int) -> TableRecord | None:
+        rows = await self._tables(f"channel_id = ? AND {_LIVE}", (channel_id,))
+        return rows[0] if rows else None
+
+    async def last_table_in_channel(self, channel_id: int) -> TableRecord | None:
         rows = await self._tables(
-            "channel_id = ? AND status IN ('lobby', 'playing')", (channel_id,)
+            "channel_id = ?", (channel_id,),
+            order=f"{_LIVE} DESC, updated_at DESC, created_at DESC, id DESC LIMIT 1",
         )
         return rows[0] if rows else None
 
     async def load_all_active(self) -> list[TableRecord]:
-        return await self._tables("status IN ('lobby', 'playing')", ())
+        return await self._tables(_LIVE, ())
 
     async def actions(self, table_id: str) -> list[ActionRecord]:
         rows = await self._fetch(
@@ -343,3 +465,112 @@ class SqliteStore(Store):
             (table_id,),
         )
         return [EventRecord(table_id=r[0], version=r[1], idx=r[2], data=r[3]) for r in rows]
+
+    # -- outbox -----------------------------------------------------------------
+
+    async def undelivered_outboxes(self, limit: int = 1000) -> list[OutboxRecord]:
+        rows = await self._fetch(
+            "SELECT id, table_id, version, payload, created_at, delivered_at FROM outbox"
+            " WHERE delivered_at IS NULL ORDER BY id LIMIT ?",
+            (limit,),
+        )
+        return [_outbox(r) for r in rows]
+
+    async def claim_outbox(self, outbox_id: int, owner: str, lease_seconds: float) -> bool:
+        def work(conn: sqlite3.Connection) -> bool:
+            now = self.clock()
+            cur = conn.execute(
+                "UPDATE outbox SET claimed_by = ?, claimed_until = ?"
+                " WHERE id = ? AND delivered_at IS NULL"
+                " AND (claimed_until IS NULL OR claimed_until <= ?)",
+                (owner, _ts(now + timedelta(seconds=lease_seconds)), outbox_id, _ts(now)),
+            )
+            return cur.rowcount == 1
+
+        return await self._write(work)
+
+    async def mark_delivered(
+        self,
+        outbox_id: int,
+        *,
+        hands: Sequence[HandMessage] = (),
+        turn: TurnMessage | None = None,
+    ) -> bool:
+        hand_rows = [_hand_values(h) for h in hands]
+        turn_row = _turn_values(turn) if turn is not None else None
+
+        def work(conn: sqlite3.Connection) -> bool:
+            cur = conn.execute(
+                "UPDATE outbox SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL",
+                (_ts(self.clock()), outbox_id),
+            )
+            if hand_rows:
+                conn.executemany(_UPSERT_HAND, hand_rows)
+            if turn_row is not None:
+                conn.execute(_UPSERT_TURN, turn_row)
+            return cur.rowcount == 1
+
+        return await self._write(work)
+
+    # -- hand and turn messages, closed DMs -------------------------------------
+
+    async def hand_messages(self, table_id: str) -> list[HandMessage]:
+        rows = await self._fetch(
+            f"SELECT {_HAND_COLUMNS} FROM hand_messages WHERE table_id = ? ORDER BY user_id",
+            (table_id,),
+        )
+        return [_hand(r) for r in rows]
+
+    async def all_hand_messages_showing_choices(self) -> list[HandMessage]:
+        rows = await self._fetch(
+            f"SELECT {_HAND_COLUMNS} FROM hand_messages WHERE shows_choices != 0"
+            " ORDER BY table_id, user_id",
+            (),
+        )
+        return [_hand(r) for r in rows]
+
+    async def save_hand_messages(self, hands: Sequence[HandMessage]) -> None:
+        rows = [_hand_values(h) for h in hands]
+        if rows:
+            await self._write(lambda conn: conn.executemany(_UPSERT_HAND, rows))
+
+    async def delete_hand_message(self, table_id: str, user_id: int) -> None:
+        await self._write(lambda conn: conn.execute(
+            "DELETE FROM hand_messages WHERE table_id = ? AND user_id = ?", (table_id, user_id)
+        ))
+
+    async def turn_message(self, table_id: str) -> TurnMessage | None:
+        rows = await self._fetch(
+            f"SELECT {_TURN_COLUMNS} FROM turn_messages WHERE table_id = ?", (table_id,)
+        )
+        return _turn(rows[0]) if rows else None
+
+    async def save_turn_message(self, tm: TurnMessage) -> None:
+        row = _turn_values(tm)
+        await self._write(lambda conn: conn.execute(_UPSERT_TURN, row))
+
+    async def dm_closed(self, user_id: int) -> bool:
+        rows = await self._fetch("SELECT 1 FROM dm_closed WHERE user_id = ?", (user_id,))
+        return bool(rows)
+
+    async def dm_closed_among(self, user_ids: Sequence[int]) -> set[int]:
+        ids = [int(u) for u in dict.fromkeys(user_ids)]
+        if not ids:
+            return set()
+        marks = ", ".join("?" * len(ids))
+        rows = await self._fetch(f"SELECT user_id FROM dm_closed WHERE user_id IN ({marks})",
+                                 tuple(ids))
+        return {int(r[0]) for r in rows}
+
+    async def set_dm_closed(self, user_id: int, closed: bool) -> None:
+        def work(conn: sqlite3.Connection) -> None:
+            if closed:  # the first time it was learnt stays
+                conn.execute(
+                    "INSERT INTO dm_closed (user_id, since) VALUES (?, ?)"
+                    " ON CONFLICT (user_id) DO NOTHING",
+                    (user_id, _ts(self.clock())),
+                )
+            else:
+                conn.execute("DELETE FROM dm_closed WHERE user_id = ?", (user_id,))
+
+        await self._write(work)

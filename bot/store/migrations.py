@@ -1,0 +1,164 @@
+"""The numbered schema migrations of the SQLite store, as data.
+
+Each :class:`Migration` is applied once, in its own write transaction, and recorded in
+the ``migrations`` table (``version``, ``name``, ``applied_at``). A store refuses a
+database whose recorded migrations are newer than :data:`LATEST`. Another driver (the
+PostgreSQL store) keeps its own list in its own dialect under the same numbers and
+names, so a version means the same schema everywhere.
+
+A step is either plain SQL (one statement) or an :class:`IfTable`: SQL run only when a
+given table exists, used to copy the rows of the small tables the cogs used to keep on
+their own (they are left in place, never dropped).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["LATEST", "MIGRATIONS", "IfTable", "Migration", "Step"]
+
+
+@dataclass(frozen=True)
+class IfTable:
+    """``sql`` runs only if the table ``table`` exists (an optional legacy source)."""
+
+    table: str
+    sql: str
+
+
+Step = str | IfTable
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    statements: tuple[Step, ...]
+
+
+_INITIAL = Migration(
+    1,
+    "initial",
+    (
+        # Exactly the schema of the unnumbered store (IF NOT EXISTS: such a database,
+        # recognised by its ``schema_version`` table, is adopted as it is).
+        """CREATE TABLE IF NOT EXISTS tables (
+            id               TEXT PRIMARY KEY,
+            channel_id       INTEGER NOT NULL,
+            guild_id         INTEGER,
+            game_id          TEXT NOT NULL,
+            options          TEXT NOT NULL,
+            seed             INTEGER NOT NULL,
+            status           TEXT NOT NULL
+                             CHECK (status IN ('lobby', 'playing', 'finished', 'aborted')),
+            host_id          INTEGER NOT NULL,
+            seats            TEXT NOT NULL,
+            version          INTEGER NOT NULL DEFAULT 0,
+            state            TEXT,
+            reminder_minutes REAL NOT NULL,
+            created_at       TEXT NOT NULL,
+            updated_at       TEXT NOT NULL,
+            turn_since       TEXT,
+            reminded_at      TEXT
+        )""",
+        # One live table per channel, enforced by the database itself (several processes).
+        """CREATE UNIQUE INDEX IF NOT EXISTS tables_live_channel
+            ON tables (channel_id) WHERE status IN ('lobby', 'playing')""",
+        "CREATE INDEX IF NOT EXISTS tables_status ON tables (status)",
+        """CREATE TABLE IF NOT EXISTS actions (
+            table_id   TEXT NOT NULL REFERENCES tables (id) ON DELETE CASCADE,
+            version    INTEGER NOT NULL,
+            seat       INTEGER NOT NULL,
+            user_id    INTEGER,
+            action     TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            UNIQUE (table_id, version)
+        )""",
+        """CREATE TABLE IF NOT EXISTS events (
+            table_id TEXT NOT NULL REFERENCES tables (id) ON DELETE CASCADE,
+            version  INTEGER NOT NULL,
+            idx      INTEGER NOT NULL,
+            data     TEXT NOT NULL,
+            UNIQUE (table_id, version, idx)
+        )""",
+    ),
+)
+
+_OUTBOX_AND_MESSAGES = Migration(
+    2,
+    "settings, outbox, hand and turn messages, closed DMs",
+    (
+        # Table settings that are not game rules (a JSON object).
+        "ALTER TABLE tables ADD COLUMN settings TEXT NOT NULL DEFAULT '{}'",
+        IfTable(
+            "winter_table_settings",
+            """UPDATE tables SET settings = (
+                   SELECT json_set(tables.settings, '$.interrupt_timeout', w.interrupt_timeout)
+                   FROM winter_table_settings AS w WHERE w.table_id = tables.id)
+               WHERE id IN (SELECT table_id FROM winter_table_settings)""",
+        ),
+        # What a committed change still has to tell Discord: written in the same
+        # transaction as the change, marked once delivered.
+        """CREATE TABLE outbox (
+            id            INTEGER PRIMARY KEY AUTOINCREMENT,
+            table_id      TEXT NOT NULL REFERENCES tables (id) ON DELETE CASCADE,
+            version       INTEGER NOT NULL,
+            payload       TEXT NOT NULL,
+            created_at    TEXT NOT NULL,
+            delivered_at  TEXT,
+            claimed_by    TEXT,
+            claimed_until TEXT
+        )""",
+        "CREATE INDEX outbox_undelivered ON outbox (id) WHERE delivered_at IS NULL",
+        # The DM hand message of each (table, user).
+        """CREATE TABLE hand_messages (
+            table_id      TEXT NOT NULL,
+            user_id       INTEGER NOT NULL,
+            channel_id    INTEGER NOT NULL,
+            message_id    INTEGER NOT NULL,
+            signature     TEXT NOT NULL,
+            image_sig     TEXT NOT NULL,
+            shows_choices INTEGER NOT NULL,
+            PRIMARY KEY (table_id, user_id)
+        )""",
+        # Copied hands count as showing choices, so each is looked at once after the
+        # upgrade.
+        IfTable(
+            "winter_hand_messages",
+            """INSERT OR IGNORE INTO hand_messages
+                   (table_id, user_id, channel_id, message_id, signature, image_sig,
+                    shows_choices)
+               SELECT table_id, user_id, channel_id, message_id, signature, image_sig, 1
+               FROM winter_hand_messages""",
+        ),
+        # The current public turn message of each table.
+        """CREATE TABLE turn_messages (
+            table_id    TEXT PRIMARY KEY,
+            channel_id  INTEGER NOT NULL,
+            message_id  INTEGER NOT NULL,
+            version     INTEGER NOT NULL,
+            pinged      TEXT NOT NULL,  -- JSON list of user ids
+            lines       TEXT NOT NULL,  -- JSON list of strings
+            has_buttons INTEGER NOT NULL,
+            board_key   TEXT
+        )""",
+        # Users whose DMs are closed (shared by every process).
+        """CREATE TABLE dm_closed (
+            user_id INTEGER PRIMARY KEY,
+            since   TEXT NOT NULL
+        )""",
+        IfTable(
+            "delivery_dm_closed",
+            """INSERT OR IGNORE INTO dm_closed (user_id, since)
+               SELECT user_id, since FROM delivery_dm_closed""",
+        ),
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_INITIAL, _OUTBOX_AND_MESSAGES)
+"""Every migration, in version order (versions 1, 2, ... without gaps)."""
+
+LATEST = MIGRATIONS[-1].version
+
+if [m.version for m in MIGRATIONS] != list(range(1, LATEST + 1)):  # pragma: no cover
+    raise RuntimeError("migrations must be numbered 1, 2, ... in order")
