@@ -16,24 +16,33 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
+import secrets
 import signal
+from datetime import timedelta
 from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.delivery import Delivery, DmMemory, Renderer
+from bot.delivery import Delivery, Renderer
+from bot.replies import apology, private
 from bot.settings import Settings, apply_discord_endpoints
-from bot.tables import EngineAgents, Outbox, TableService
+from bot.tables import EngineAgents, Outbox, TableService, UserError
+from bot.turns import TurnController
+from bot.ui.forms import FORM_TEMPLATE, form_text
+from bot.ui.ids import BUTTON_TEMPLATE, SELECT_TEMPLATE
 from bot.ui.items import GameButton, GameSelect
-from bot.ui.turns import TurnController
+from engines.catalog import specs
 
 __all__ = [
-    "COGS",
+    "CORE_COGS",
     "FabletopBot",
     "FabletopTree",
     "ShardedFabletopBot",
+    "apology",
+    "cogs",
     "create_bot",
     "run_bot",
     "sync_commands_once",
@@ -41,11 +50,21 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-COGS = (
-    "bot.cogs.lobby", "bot.cogs.inn", "bot.cogs.treasure", "bot.cogs.winter", "bot.cogs.admin",
-)
+CORE_COGS = ("bot.cogs.lobby", "bot.cogs.admin")
+"""The cogs every bot has; each game adds its own (``GameSpec.cog``)."""
 
-INTERNAL_ERROR = "Something went wrong on my side; nothing was changed. Please try again."
+OUTBOX_LEASE = 120.0
+"""Seconds a process holds an undelivered outbox it claimed before another may."""
+UNKNOWN_COMPONENT = "I do not understand this button or menu; nothing was changed."
+UNKNOWN_FORM = "I do not know this form; nothing was changed."
+
+_BUTTON = re.compile(BUTTON_TEMPLATE)
+_SELECT = re.compile(SELECT_TEMPLATE)
+
+
+def cogs() -> tuple[str, ...]:
+    """The extensions to load: the core ones, then each declared game's."""
+    return (*CORE_COGS, *(s.cog for s in specs() if s.cog))
 
 
 def intents() -> discord.Intents:
@@ -57,12 +76,12 @@ def intents() -> discord.Intents:
 def user_message(error: BaseException) -> str | None:
     """The plain-English message of an expected error, else ``None``.
 
-    TableError and the engine's GameError are both ValueErrors whose text is
-    written for players."""
+    Only a :class:`~engines.core.UserError` (the service's and the engine's errors, a
+    cog's refusal) carries text written for players; any other error is ours."""
     if isinstance(error, app_commands.CommandInvokeError):
         error = error.original
-    if isinstance(error, ValueError) and str(error):
-        return str(error)
+    if isinstance(error, UserError) and str(error):
+        return str(error)[:2000]
     if isinstance(error, app_commands.NoPrivateMessage):
         return "Tables live in server channels; use this command in a server."
     if isinstance(error, app_commands.CheckFailure):
@@ -90,9 +109,58 @@ class FabletopTree(app_commands.CommandTree):
         message = user_message(error)
         if message is None:
             command = interaction.command.qualified_name if interaction.command else "?"
-            log.error("command /%s failed", command, exc_info=error)
-            message = INTERNAL_ERROR
+            original = getattr(error, "original", error)
+            message = apology(original, f"command /{command}")
         await reply_private(interaction, message)
+
+    async def interaction_check(self, interaction: discord.Interaction) -> bool:
+        """Every option must be of the type its command declares: a client may send
+        anything (a number for a text option, say), and a command must never see it."""
+        problem = wrong_option(interaction)
+        if problem is not None:
+            raise app_commands.CheckFailure(problem)
+        return True
+
+
+_OPTION_TYPES = {
+    discord.AppCommandOptionType.string: (str,),
+    discord.AppCommandOptionType.integer: (int,),
+    discord.AppCommandOptionType.number: (int, float),
+    discord.AppCommandOptionType.boolean: (bool,),
+}
+
+
+def wrong_option(interaction: discord.Interaction) -> str | None:
+    """Why an option of this command invocation cannot be read, or ``None``."""
+    command = interaction.command
+    if not isinstance(command, app_commands.Command):
+        return None
+    declared = {p.name: p.type for p in command.parameters}
+    data: Any = interaction.data or {}
+    options = list(data.get("options") or [])
+    while options and options[0].get("type") in (1, 2):  # subcommand (group)
+        options = list(options[0].get("options") or [])
+    for option in options:
+        name = str(option.get("name", ""))
+        kind = declared.get(name)
+        if kind is None:
+            continue
+        wanted = _OPTION_TYPES.get(kind)
+        value = option.get("value")
+        if option.get("focused"):
+            continue
+        if wanted is not None and (not isinstance(value, wanted)
+                                   or (bool not in wanted and isinstance(value, bool))):
+            return f"I could not read the option `{name[:32]}`: it should be {_WORDS[kind]}."
+    return None
+
+
+_WORDS = {
+    discord.AppCommandOptionType.string: "text",
+    discord.AppCommandOptionType.integer: "a whole number",
+    discord.AppCommandOptionType.number: "a number",
+    discord.AppCommandOptionType.boolean: "true or false",
+}
 
 
 class FabletopBot(commands.Bot):
@@ -132,7 +200,9 @@ class FabletopBot(commands.Bot):
         self.delivery: Delivery | None = None
         self.turns: TurnController | None = None
         self._unsubscribe: Any = None
-        self._reminder_task: asyncio.Task[None] | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._owner = f"{secrets.token_hex(6)}"
+        """This process's name when it claims an outbox to deliver."""
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -162,29 +232,73 @@ class FabletopBot(commands.Bot):
             self._service_to_close = self.service
         else:
             await self.service.open()
-        self.delivery = Delivery(
-            self,
-            self.service,
-            renderer=self._renderer,
-            dm_memory=DmMemory(self.settings.database_path if self._owns_service else None),
-        )
+        self.delivery = Delivery(self, self.service.store, renderer=self._renderer)
         self.turns = TurnController(self.service, self.delivery)
         # Buttons on any earlier message (even before a restart) find their handler
         # by custom_id pattern; the table itself comes from the store.
         self.add_dynamic_items(GameButton, GameSelect)
         await self.load_cogs()
         self._unsubscribe = self.service.subscribe(self.on_table_news)
-        if self._start_reminders and self.settings.reminder_minutes > 0:
-            self._reminder_task = asyncio.create_task(
-                self.service.run_reminders(), name="fabletop-reminders"
-            )
+        if self._start_reminders:
+            if self.settings.reminder_minutes > 0:
+                self._tasks.append(asyncio.create_task(
+                    self.service.run_reminders(), name="fabletop-reminders"))
+            self._tasks.append(asyncio.create_task(
+                self.service.run_auto_passes(poll_seconds=2.0), name="fabletop-timeouts"))
+        self._tasks.append(asyncio.create_task(self.catch_up(), name="fabletop-catch-up"))
+        if self._start_reminders:
+            self._tasks.append(asyncio.create_task(self.sweep(), name="fabletop-outbox-sweep"))
         if self._sync_on_start:
             await self.sync_commands(self.settings.dev_guild_id)
+
+    async def deliver_undelivered(self, older_than: float = 0.0) -> int:
+        """Deliver the outboxes committed but not delivered (a process killed between
+        the commit and the reply, a Discord outage), oldest first, each claimed so that
+        one process delivers it. Returns how many went out."""
+        assert self.service is not None and self.delivery is not None
+        store = self.service.store
+        cutoff = discord.utils.utcnow() - timedelta(seconds=older_than)
+        sent = 0
+        for record in await store.undelivered_outboxes():
+            if record.created_at > cutoff:
+                continue  # still on its way through this or another process
+            if not await store.claim_outbox(record.id, self._owner, OUTBOX_LEASE):
+                continue
+            outbox = Outbox.from_json(record.payload, record.id)
+            try:
+                await self.delivery.deliver(await self.service.rehydrate(outbox))
+                sent += 1
+            except Exception:
+                log.exception("delivering outbox %s failed; it will be tried again", record.id)
+        return sent
+
+    async def sweep(self, every: float = 30.0) -> None:
+        """Background loop: outboxes left undelivered for a minute go out again."""
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await self.deliver_undelivered(older_than=60.0)
+            except Exception:
+                log.exception("the outbox sweep failed")
+
+    async def catch_up(self) -> None:
+        """After a start: deliver every outbox a previous run committed but did not get
+        out; then take stale buttons off turn and hand messages."""
+        assert self.service is not None and self.delivery is not None
+        # REST is enough to post and edit: no need to wait for the gateway.
+        try:
+            await self.deliver_undelivered()
+            for table_id in await self.service.live_table_ids():
+                snapshot = await self.service.table_snapshot(table_id)
+                if snapshot is not None:
+                    await self.delivery.resync(snapshot)
+        except Exception:
+            log.exception("catching up after the start failed")
 
     async def load_cogs(self) -> None:
         """Load every cog; one that fails is logged and skipped, so a broken game
         cannot keep the others (and the lobby) offline."""
-        for cog in COGS:
+        for cog in cogs():
             try:
                 await self.load_extension(cog)
             except commands.ExtensionError:
@@ -194,15 +308,34 @@ class FabletopBot(commands.Bot):
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
-        if self._reminder_task is not None:
-            self._reminder_task.cancel()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._reminder_task
-            self._reminder_task = None
+                await task
+        self._tasks.clear()
         service, self._service_to_close = self._service_to_close, None
         if service is not None:
             await service.close()
         await super().close()
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """Every form submission is answered here from its custom_id (nothing of it is
+        kept in memory, so restarts do not matter), and every component interaction
+        no button or select of ours would take gets an answer too."""
+        data: Any = interaction.data or {}
+        custom_id = str(data.get("custom_id", ""))
+        if interaction.type is discord.InteractionType.modal_submit:
+            match = FORM_TEMPLATE.fullmatch(custom_id)
+            if match is None or self.turns is None:
+                await private(interaction, UNKNOWN_FORM)
+                return
+            await self.turns.handle_form(interaction, match["table"], int(match["version"]),
+                                         match["code"], form_text(data))
+        elif interaction.type is discord.InteractionType.component:
+            known = (_BUTTON.fullmatch(custom_id) or _SELECT.fullmatch(custom_id)) is not None
+            if not known or not _on_message(interaction, custom_id):
+                await private(interaction, UNKNOWN_COMPONENT)
 
     async def on_ready(self) -> None:
         log.info("connected as %s (%s) in %d guild(s)", self.user,
@@ -232,6 +365,21 @@ class FabletopBot(commands.Bot):
             synced = await self.tree.sync()
             log.info("synced %d global commands", len(synced))
         return synced
+
+
+def _on_message(interaction: discord.Interaction, custom_id: str) -> bool:
+    """Whether the clicked component is on the message (discord.py only dispatches a
+    dynamic item it finds there)."""
+    message = interaction.message
+    if message is None:
+        return False
+    stack: list[Any] = list(message.components)
+    while stack:
+        item = stack.pop()
+        if getattr(item, "custom_id", None) == custom_id:
+            return True
+        stack.extend(getattr(item, "children", []) or [])
+    return False
 
 
 class ShardedFabletopBot(FabletopBot, commands.AutoShardedBot):

@@ -27,7 +27,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from bot.tables import EngineAgents, Outbox, TableError, TableInfo, TableService, TableStatus
+from bot.tables import (
+    EngineAgents,
+    Outbox,
+    TableError,
+    TableInfo,
+    TableService,
+    TableStatus,
+    UserError,
+)
+from bot.ui.games import get_ui
 from renderers.text import text_board
 
 __all__ = ["main"]
@@ -99,7 +108,7 @@ def _parse_options(pairs: list[str]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise ValueError(f"Options look like name=value, not {pair!r}.")
+            raise UserError(f"Options look like name=value, not {pair!r}.")
         options[key.strip()] = _parse_value(value.strip())
     return options
 
@@ -248,7 +257,8 @@ class Console:
             raise TableError(f"{game.name} takes {game.min_players} to {game.max_players} "
                              f"players, not {players}.")
         # Check everything the user typed before asking anything else.
-        options = service.check_options(game_id, options)
+        options = get_ui(game_id).table_options(options)
+        service.check_options(game_id, service.split_settings(game_id, options)[0])
         mode = args.mode
         levels = service.ai_levels(game_id)
         if mode != "hotseat" and levels and players > 1:
@@ -320,7 +330,7 @@ class Console:
             my_view = await service.private_view(info.id, user)
             self.say(f"\n{me.name}, your move:")
             for i, action in enumerate(legal, 1):
-                label = service.describe_action(info.game_id, action, my_view)
+                label = get_ui(info.game_id).label(action, my_view)
                 self.say(f"  {i:>2}. {label}")
             answer = await self.ask("> ")
             if answer is None or answer.lower() in ("q", "quit", "exit"):
@@ -344,7 +354,7 @@ class Console:
             try:
                 outbox = await service.act(info.id, user, legal[int(answer) - 1],
                                            expected_version=info.version)
-            except ValueError as exc:  # TableError or the engine's GameError
+            except UserError as exc:  # TableError or the engine's GameError
                 self.say(f"Not accepted: {exc}")
                 continue
             self.show_outbox(outbox, for_user=user)
@@ -373,7 +383,7 @@ async def _run(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO
         try:
             console = Console(service, args, data_dir, stdin, out)
             return await console.play()
-        except (TableError, ValueError) as exc:
+        except UserError as exc:
             print(f"fabletop play: {exc}", file=err)
             return 2
         finally:

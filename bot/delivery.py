@@ -1,14 +1,32 @@
-"""Getting a table's news to the people at it.
+"""Getting a table's news to the people at it, from the outbox alone.
 
-Public updates go to the table's channel: the text lines, the board picture (the
-PUBLIC view, rendered in a worker thread so the event loop never stalls), the turn
-buttons for whoever acts next, and a mention of them. Private updates go by DM; a
-user whose DMs are closed (Discord error 50007) is told in the channel to use the
-ephemeral ``/hand`` instead and is remembered, so the bot stops trying, and every
-later private update becomes a channel nudge: nothing is ever silently dropped.
+An :class:`~bot.tables.Outbox` is self-contained (the public view, each seat's view and
+the legal actions of the seats to act, all read at commit), so delivery never asks the
+service again. It posts in version order per table, and once everything is sent it
+marks the durable outbox delivered (with the hand and turn messages it left) in one
+store write. A bot killed before that delivers the outbox again at its next start;
+Discord's ``enforce_nonce`` makes the repeat of a message already sent return that
+message instead of posting it twice.
 
-Secrets: a private update's text and private picture only ever go to its user (DM
-or ephemeral). The channel nudge says only that there is something to look at.
+The channel reads like a game log:
+
+* **One turn message per turn.** While the same people are to act (the steps of one
+  turn), the turn message is edited: its lines grow, its picture and buttons follow the
+  table. When the turn passes to someone else, a new message is posted and the old one
+  loses its buttons (the turn message is kept in the store, so this holds across
+  restarts).
+* **A ping only for a change of player** (and for a reminder): the people who are to
+  act now and were not already asked by the previous turn message.
+* **A board picture only when the board changed** (the fields the game's declaration
+  names, ``GameSpec.board_fields``), and never for an update a newer one is already
+  waiting behind.
+
+Private news: for a game whose seats see more than the public (a hand), every seat has
+ONE hand message, kept current (:mod:`bot.hands`); for other games a private update is
+a DM. A user whose DMs are closed (Discord error 50007) is told once in the channel to
+use the ephemeral ``/hand`` and remembered in the store, so every later private update
+becomes a short channel nudge: nothing is ever silently dropped. Nothing private is
+ever put in a channel message.
 """
 
 from __future__ import annotations
@@ -17,27 +35,21 @@ import asyncio
 import io
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
-import aiosqlite
 import discord
 
-from bot.tables import (
-    Outbox,
-    PrivateUpdate,
-    PublicUpdate,
-    TableInfo,
-    TableService,
-    TableStatus,
-)
+from bot.hands import HandMessages, digest
+from bot.store import Store, TurnMessage
+from bot.tables import Outbox, PrivateUpdate, PublicUpdate, TableInfo, TableStatus
 from bot.ui.adapter import GameUI
 from bot.ui.games import get_ui
 from bot.ui.items import build_view
+from bot.ui.texts import MAX_CONTENT, clip, clip_start
+from engines.catalog import has_hands, spec
 
-__all__ = ["CANNOT_DM", "CANNOT_POST", "Delivery", "DmMemory", "Renderer"]
+__all__ = ["CANNOT_DM", "CANNOT_POST", "Delivery", "Renderer", "board_key", "clip"]
 
 log = logging.getLogger(__name__)
 
@@ -50,13 +62,10 @@ CANNOT_POST = (
     "use the game's `board` command to bring the board back."
 )
 
-MAX_CONTENT = 2000
-
-GameDelivery = Callable[[Outbox, "discord.Interaction | None", Any], Awaitable[None]]
-"""``hook(outbox, interaction, snapshot)``: a game's own delivery (see ``game_hooks``)."""
-
 Renderer = Callable[..., bytes]
 """``render(game_id, view, names=[...]) -> PNG bytes`` (renderers.render)."""
+
+Finished = Callable[[Outbox], Awaitable[None]]
 
 
 def _default_renderer() -> Renderer | None:
@@ -65,126 +74,55 @@ def _default_renderer() -> Renderer | None:
     except ImportError:  # pragma: no cover - renderers is part of the package
         return None
 
-    def render(game_id: str, view: Any, **options: Any) -> bytes:
-        return renderers.render(game_id, view, **options)
+    def render(game_id: str, view: Any, *, private: bool = False, **options: Any) -> bytes:
+        draw = renderers.render_private if private else renderers.render
+        return draw(game_id, view, **options)
 
     return render
 
 
-def _has_renderer(game_id: str) -> bool:
+def board_key(game_id: str, view: Any) -> str:
+    """What the board picture shows (the declared fields of the public view)."""
+    data = view.model_dump(mode="json") if hasattr(view, "model_dump") else dict(view)
     try:
-        import renderers
-
-        return renderers.has_renderer(game_id)
-    except Exception:  # a broken registry must not stop text delivery
-        return False
-
-
-class DmMemory:
-    """Users whose DMs are closed, remembered across restarts and shared by every bot
-    process (a small table in the bot's SQLite file; in memory when no path is given)."""
-
-    def __init__(self, path: str | Path | None = None) -> None:
-        self._path = str(path) if path is not None else None
-        self._closed: set[int] = set()
-        self._created = False
-
-    async def _ensure(self, db: aiosqlite.Connection) -> None:
-        if not self._created:
-            await db.execute(
-                "CREATE TABLE IF NOT EXISTS delivery_dm_closed"
-                " (user_id INTEGER PRIMARY KEY, since TEXT NOT NULL)"
-            )
-            await db.commit()
-            self._created = True
-
-    async def is_closed(self, user_id: int) -> bool:
-        if self._path is None:
-            return user_id in self._closed
-        # Read through every time: another process (shard) may have learnt it.
-        async with aiosqlite.connect(self._path) as db:
-            await self._ensure(db)
-            async with db.execute(
-                "SELECT 1 FROM delivery_dm_closed WHERE user_id = ?", (user_id,)
-            ) as cur:
-                return await cur.fetchone() is not None
-
-    async def mark_closed(self, user_id: int) -> None:
-        self._closed.add(user_id)
-        if self._path is not None:
-            async with aiosqlite.connect(self._path) as db:
-                await self._ensure(db)
-                await db.execute(
-                    "INSERT OR REPLACE INTO delivery_dm_closed (user_id, since) VALUES (?, ?)",
-                    (user_id, datetime.now(UTC).isoformat()),
-                )
-                await db.commit()
-
-    async def forget(self, user_id: int) -> None:
-        """Try DMs again for this user (they opened their DMs)."""
-        self._closed.discard(user_id)
-        if self._path is not None:
-            async with aiosqlite.connect(self._path) as db:
-                await self._ensure(db)
-                await db.execute("DELETE FROM delivery_dm_closed WHERE user_id = ?", (user_id,))
-                await db.commit()
+        fields = spec(game_id).board_fields
+    except KeyError:
+        fields = None
+    return digest([data.get(k) for k in fields] if fields else data)
 
 
-@dataclass
-class PublicMessage:
-    """The pieces of a channel message (kept separate so tests can inspect them)."""
-
-    content: str
-    png: bytes | None
-    view: discord.ui.View | None
-    mentions: tuple[int, ...]
-
-    def kwargs(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "content": self.content,
-            "allowed_mentions": discord.AllowedMentions(
-                everyone=False,
-                roles=False,
-                users=[discord.Object(u) for u in self.mentions],
-            ),
-        }
-        if self.png is not None:
-            out["file"] = discord.File(io.BytesIO(self.png), filename="board.png")
-        if self.view is not None:
-            out["view"] = self.view
-        return out
+def mentions_allowed(users: tuple[int, ...] | list[int]) -> discord.AllowedMentions:
+    return discord.AllowedMentions(everyone=False, roles=False,
+                                   users=[discord.Object(u) for u in users])
 
 
 class _Sequence:
-    """Per-table ordering of public updates by version (within this process).
+    """Per-table ordering of outboxes by version (within this process).
 
-    An update is *in flight* from the moment the service hands it over (see
-    :meth:`Delivery.capture`) until it is posted; a later version waits for every
-    earlier one in flight, and for its predecessor once one has been posted here."""
+    An outbox is *in flight* from the moment it is handed to :meth:`Delivery.deliver`
+    (synchronously, before any wait) until it is delivered; a later version waits for
+    every earlier one in flight."""
 
     WAIT = 10.0
     """Seconds an update waits before going out anyway (the predecessor may never
     come: its delivery failed, or this process just restarted)."""
 
     def __init__(self) -> None:
-        self.delivered: int | None = None
         self.in_flight: set[int] = set()
         self._changed = asyncio.Condition()
 
     def begin(self, version: int) -> None:
         self.in_flight.add(version)
 
-    def _my_turn(self, version: int) -> bool:
-        if any(v < version for v in self.in_flight):
-            return False
-        return self.delivered is None or self.delivered >= version - 1
+    def newer_waiting(self, version: int) -> bool:
+        return any(v > version for v in self.in_flight)
 
     async def wait_for_turn(self, version: int) -> None:
         async with self._changed:
             try:
                 await asyncio.wait_for(
-                    self._changed.wait_for(lambda: self._my_turn(version)), self.WAIT
-                )
+                    self._changed.wait_for(lambda: not any(v < version for v in self.in_flight)),
+                    self.WAIT)
             except TimeoutError:
                 log.warning("update %s went out before its predecessor", version)
                 # whatever it waited for is not coming: do not make the next one wait too
@@ -193,15 +131,7 @@ class _Sequence:
     async def done(self, version: int) -> None:
         async with self._changed:
             self.in_flight.discard(version)
-            self.delivered = version if self.delivered is None else max(self.delivered, version)
             self._changed.notify_all()
-
-
-def clip(text: str, limit: int = MAX_CONTENT) -> str:
-    """Discord refuses messages past 2000 characters; keep the end (the newest news)."""
-    if len(text) <= limit:
-        return text
-    return "…" + text[-(limit - 1):]
 
 
 class Delivery:
@@ -210,61 +140,82 @@ class Delivery:
     def __init__(
         self,
         client: discord.Client,
-        service: TableService,
+        store: Store,
         *,
         renderer: Renderer | None = None,
-        dm_memory: DmMemory | None = None,
     ) -> None:
         self.client = client
-        self.service = service
+        self.store = store
         self.renderer = renderer if renderer is not None else _default_renderer()
-        self.dm_memory = dm_memory or DmMemory()
-        self._prompts: dict[str, tuple[int, int, int]] = {}
-        """table id -> (channel id, message id, version) of the last message with buttons."""
+        self.hands = HandMessages(self)
         self._sequence: dict[str, _Sequence] = {}
+        self._turns: dict[str, TurnMessage] = {}
+        """table id -> its current turn message (read from the store after a restart)."""
         self._lobbies: dict[str, discord.Interaction] = {}
         """table id -> the /table new interaction whose reply carries the lobby buttons
         (its token can edit that reply for 15 minutes)."""
-        self._lock = asyncio.Lock()
-        self.game_hooks: dict[str, GameDelivery] = {}
-        """game id -> a delivery of its own (a game whose private news is a message kept
-        current rather than a new DM each time); it calls :meth:`post_public` itself."""
+        self.finished: list[Finished] = []
+        """Called with the outbox that ends a game, once it is delivered (a game's cog
+        posts its storybook, say)."""
+        self.start_lines: dict[str, Callable[[Any], list[str]]] = {}
+        """game id -> extra lines for the start message from the public view (Winter
+        Tales: the table's lines and veils)."""
+
+    # -- closed DMs ----------------------------------------------------------------
+
+    async def dm_closed(self, user_id: int) -> bool:
+        # Read through every time: another process (shard) may have learnt it.
+        return await self.store.dm_closed(user_id)
+
+    async def mark_dm_closed(self, user_id: int) -> None:
+        await self.store.set_dm_closed(user_id, True)
+
+    async def retry_dms(self, user_id: int) -> None:
+        """Try DMs again for this user (they opened their DMs)."""
+        await self.store.set_dm_closed(user_id, False)
 
     # -- helpers -----------------------------------------------------------------
 
-    def ui_for(self, game_id: str) -> GameUI:
-        return get_ui(game_id, lambda action: self.service.describe_action(game_id, action))
+    @staticmethod
+    def ui_for(game_id: str) -> GameUI:
+        return get_ui(game_id)
 
-    async def render_png(
-        self, game_id: str, view: Any, info: TableInfo | None = None
-    ) -> bytes | None:
-        """The picture of ``view`` or ``None`` (no renderer, or it failed: the text
-        still goes out). Runs in a worker thread. ``info`` gives the seat names."""
-        if self.renderer is None or not _has_renderer(game_id):
+    async def render_png(self, game_id: str, view: Any, info: TableInfo | None = None, *,
+                         private: bool = False) -> bytes | None:
+        """The picture of ``view`` (the board, or with ``private`` the seat's own
+        picture) or ``None`` (no renderer, or it failed: the text still goes out). Runs
+        in a worker thread. ``info`` gives the seat names."""
+        if self.renderer is None or view is None:
+            return None
+        try:
+            declared = spec(game_id)
+        except KeyError:
+            return None
+        if (declared.private_picture if private else declared.board) is None:
             return None
         options: dict[str, Any] = {}
         if info is not None and info.seats:
             options["names"] = [s.name for s in sorted(info.seats, key=lambda s: s.index)]
+        if private:
+            options["private"] = True
         try:
             return await asyncio.to_thread(self.renderer, game_id, view, **options)
         except Exception:
             log.exception("rendering %s failed; sending text only", game_id)
             return None
 
-    async def turn_view(self, outbox: Outbox) -> discord.ui.View | None:
-        """Buttons for whoever must act now, built for the table's current version."""
+    def turn_view(self, outbox: Outbox) -> discord.ui.View | None:
+        """Buttons for whoever must act now, from the outbox's own view and choices."""
         info = outbox.table
         if info.status is not TableStatus.PLAYING or not info.to_act:
             return None
         humans = info.to_act_users
-        if not humans:
-            return None  # an AI is thinking; its move will bring fresh buttons
+        if not humans or outbox.public_view is None:
+            return None  # an AI is thinking (its move brings fresh buttons), or stale
         ui = self.ui_for(info.game_id)
         try:
-            public_view = await self.service.public_view(info.id)
             if len(humans) == 1:
-                legal = await self.service.legal_actions(info.id, humans[0])
-                menu = ui.public_menu(public_view, legal)
+                menu = ui.public_menu(outbox.public_view, list(outbox.legal_of(humans[0])))
             else:
                 # Several seats may act (an interrupt window): each opens their own menu.
                 menu = ui.turn_button_menu()
@@ -275,142 +226,190 @@ class Delivery:
             menu = GameUI.turn_button_menu(ui)
         return build_view(menu, info.id, info.version)
 
-    async def _current_version(self, table_id: str) -> int | None:
-        try:
-            return (await self.service.status(table_id)).version
-        except ValueError:
-            return None
-
-    async def capture(self, outbox: Outbox) -> Any | None:
-        """The public view as of ``outbox``'s version, or ``None`` if the table has
-        already moved on. Call it right after the service returns the outbox, before
-        any network wait, so an AI answering at once cannot slip its move in."""
-        update = outbox.public
-        if update is None:
-            return None
-        # Claim this version's place in the channel before the first await.
-        self._sequence.setdefault(update.table_id, _Sequence()).begin(update.version)
-        if not update.render_board:
-            return None
-        # Versions only grow: if the table is still at this version after the view was
-        # read, the view was read at this version.
-        try:
-            view = await self.service.public_view(update.table_id)
-        except ValueError:
-            return None
-        if await self._current_version(update.table_id) != update.version:
-            return None
-        return view
-
-    async def public_message(
-        self, outbox: Outbox, snapshot: Any | None = None
-    ) -> PublicMessage | None:
-        update = outbox.public
-        if update is None:
-            return None
-        text = update.text
-        if update.finished and update.outcome_text and update.outcome_text not in text:
-            text = f"{text}\n{update.outcome_text}" if text else update.outcome_text
-        mentions = tuple(dict.fromkeys(update.mentions))
-        if mentions:
-            who = ", ".join(f"<@{u}>" for u in mentions)
-            verb = "it's your turn" if update.kind != "reminder" else "the table is waiting for you"
-            text = f"{text}\n{who}: {verb}." if text else f"{who}: {verb}."
-        # The board and the buttons must belong to this update's version. If the table
-        # moved on meanwhile (an AI answered at once), this message carries the text
-        # only: the newer update brings the newer board and the live buttons.
-        before = await self._current_version(update.table_id)
-        if snapshot is None:
-            snapshot = getattr(update, "view", None)  # captured at commit time, if any
-        view = snapshot
-        if view is None and update.render_board and before == update.version:
-            try:
-                view = await self.service.public_view(update.table_id)
-            except ValueError:
-                view = None
-        buttons = await self.turn_view(outbox) if before == update.version else None
-        if await self._current_version(update.table_id) != update.version:
-            buttons = None
-            view = snapshot
-        png = None
-        if update.render_board and view is not None:
-            png = await self.render_png(update.game_id, view, outbox.table)
-        return PublicMessage(clip(text or "…"), png, buttons, mentions)
+    async def _turn_message(self, table_id: str) -> TurnMessage | None:
+        if table_id not in self._turns:
+            stored = await self.store.turn_message(table_id)
+            if stored is None:
+                return None
+            self._turns[table_id] = stored
+        return self._turns[table_id]
 
     # -- delivery ----------------------------------------------------------------
 
-    async def deliver(
-        self,
-        outbox: Outbox,
-        *,
-        interaction: discord.Interaction | None = None,
-        snapshot: Any | None = None,
-    ) -> bool:
-        """Send everything in ``outbox``. ``interaction`` (already responded to or
-        deferred) lets private news for the clicking user go ephemerally when their
-        DMs are closed; ``snapshot`` is the board as :meth:`capture` saw it.
+    def expect(self, outbox: Outbox) -> None:
+        """Hold the outbox's place in its table's order at once (call it right after
+        the commit, before any wait): a later version delivered meanwhile (an AI's
+        instant answer) then waits behind it."""
+        self._sequence.setdefault(outbox.table_id, _Sequence()).begin(outbox.version)
+
+    async def deliver(self, outbox: Outbox, *,
+                      interaction: discord.Interaction | None = None) -> bool:
+        """Send everything in ``outbox``, then mark it delivered. ``interaction``
+        (already responded to or deferred) lets private news for the clicking user go
+        ephemerally when their DMs are closed.
 
         Returns False when the public update could not be posted (the bot may not
-        send messages in that channel): the caller tells the user."""
-        if snapshot is None:
-            snapshot = await self.capture(outbox)
-        hook = self.game_hooks.get(outbox.table.game_id)
-        if hook is not None:
-            await hook(outbox, interaction, snapshot)
-            return True
-        posted = True
+        send messages in that channel): the caller tells the user. Raises when Discord
+        itself fails (a 5xx): the outbox is then left undelivered, for the next sweep."""
+        self.expect(outbox)  # before any wait: a later version queues behind it
+        seq = self._sequence[outbox.table_id]
+        try:
+            await seq.wait_for_turn(outbox.version)
+            return await self._deliver(outbox, interaction, seq.newer_waiting(outbox.version))
+        finally:
+            await seq.done(outbox.version)
+            if not outbox.table.status.live:  # the table is over: forget its bookkeeping
+                self._sequence.pop(outbox.table_id, None)
+                self._turns.pop(outbox.table_id, None)
+
+    async def _deliver(self, outbox: Outbox, interaction: discord.Interaction | None,
+                       superseded: bool) -> bool:
+        info = outbox.table
+        if superseded:
+            # A newer version is already waiting: it brings the board and the buttons.
+            outbox = replace(outbox, public_view=None, seats=tuple(
+                replace(s, view=None, legal=()) for s in outbox.seats))
+        posted, turn = True, None
         if outbox.public is not None:
-            posted = await self.post_public(outbox, snapshot) is not None
-        for private in outbox.private:
-            await self.post_private(private, outbox.table, interaction=interaction)
+            if info.status is not TableStatus.LOBBY:
+                await self.close_lobby(info.id)
+            posted, turn = await self.post_public(outbox)
+        hands = []
+        if has_hands(info.game_id):
+            hands = await self.hands.refresh(outbox, interaction)
+        else:
+            for private in outbox.private:
+                await self.post_private(private, info, interaction=interaction,
+                                        nonce=_nonce(outbox, f"d{private.seat}"))
+        if outbox.id is not None:
+            try:
+                await self.store.mark_delivered(outbox.id, hands=hands, turn=turn)
+            except Exception:
+                log.exception("could not mark outbox %s delivered", outbox.id)
+        elif hands or turn is not None:
+            if hands:
+                await self.store.save_hand_messages(hands)
+            if turn is not None:
+                await self.store.save_turn_message(turn)
+        if outbox.public is not None and outbox.public.finished:
+            for listener in self.finished:
+                try:
+                    await listener(outbox)
+                except Exception:
+                    log.exception("end-of-game hook failed for table %s", info.id)
         return posted
 
-    async def post_public(
-        self, outbox: Outbox, snapshot: Any | None = None
-    ) -> discord.Message | None:
-        """Post one public update, in version order: an update waits (a little) for
-        the one before it, so an AI's instant answer never overtakes the move it
-        answers, and an old update never strips newer buttons."""
-        update: PublicUpdate | None = outbox.public
-        if update is None:
-            return None
-        seq = self._sequence.setdefault(update.table_id, _Sequence())
-        seq.begin(update.version)
-        await seq.wait_for_turn(update.version)
-        try:
-            if outbox.table.status is not TableStatus.LOBBY:
-                await self.close_lobby(update.table_id)
-            return await self._post_public(outbox, update, snapshot)
-        finally:
-            await seq.done(update.version)
-            if not outbox.table.status.live:  # the table is over: forget its bookkeeping
-                self._sequence.pop(update.table_id, None)
-                self._prompts.pop(update.table_id, None)
+    # -- the channel -------------------------------------------------------------
 
-    async def _post_public(
-        self, outbox: Outbox, update: PublicUpdate, snapshot: Any | None
-    ) -> discord.Message | None:
-        message = await self.public_message(outbox, snapshot)
-        if message is None:
-            return None
+    async def post_public(self, outbox: Outbox) -> tuple[bool, TurnMessage | None]:
+        """Post (or edit into the turn message) one public update. Returns whether it
+        could be posted and the turn message it leaves (``None``: unchanged)."""
+        update = outbox.public
+        assert update is not None
+        info = outbox.table
+        prev = await self._turn_message(info.id)
+        lines = list(update.lines)
+        if update.kind == "start" and outbox.public_view is not None:
+            extra = self.start_lines.get(info.game_id)
+            if extra is not None:
+                lines += extra(outbox.public_view)
+        buttons = self.turn_view(outbox)
+        key = board_key(info.game_id, outbox.public_view) if outbox.public_view else None
+        shown = prev.board_key if prev is not None else None
+        picture = (update.render_board and key is not None
+                   and (update.kind == "board" or key != shown))
+        humans = () if update.finished else info.to_act_users
         channel = self.client.get_partial_messageable(update.channel_id)
+
+        if update.kind == "abort":
+            # The end of the table: its last turn message loses its buttons.
+            sent = await self._send(channel, content=_content(lines, (), None),
+                                    nonce=_nonce(outbox, "p"))
+            if prev is not None and prev.has_buttons:
+                await self._strip_buttons(prev.channel_id, prev.message_id)
+                turn = replace(prev, has_buttons=False)
+                self._turns[info.id] = turn
+                return sent is not None, turn
+            return sent is not None, None
+
+        png = await self.render_png(info.game_id, outbox.public_view, info) if picture else None
+        # The steps of one turn: the player to act moved and is still to act. Anything
+        # else (a ruling, words added out of turn, a change of player) is news of its
+        # own, in a new message at the bottom of the channel.
+        actor_user = next((s.user_id for s in info.seats if s.index == update.actor), None)
+        same_turn = (prev is not None and update.kind == "move" and not update.finished
+                     and bool(humans) and set(humans) == set(prev.pinged)
+                     and actor_user in humans and prev.version < update.version)
+        if same_turn:
+            assert prev is not None
+            merged = _merge(list(prev.lines), lines)
+            content = _content(merged, prev.pinged, "it's your turn")  # an edit pings nobody
+            edited = await self._edit(prev, content, buttons, png)
+            if edited:
+                turn = replace(prev, version=update.version, lines=tuple(merged),
+                               has_buttons=buttons is not None,
+                               board_key=key if png is not None else prev.board_key)
+                self._turns[info.id] = turn
+                return True, turn
+        # A new turn message: ping whoever is to act and was not already asked (a
+        # reminder asks again; a board re-post asks nobody).
+        already = set(prev.pinged) if prev is not None else set()
+        if update.kind == "reminder":
+            pings = tuple(update.mentions)
+        elif update.kind == "board":
+            pings = ()
+        else:
+            pings = tuple(u for u in humans if u not in already)
+        verb = "the table is waiting for you" if update.kind == "reminder" else "it's your turn"
+        content = _content(lines, pings, verb)
+        sent = await self._send(channel, content=content, pings=pings, png=png, view=buttons,
+                                nonce=_nonce(outbox, "p"))
+        if sent is None:
+            return False, None
+        if prev is not None and prev.has_buttons and prev.message_id != sent.id:
+            await self._strip_buttons(prev.channel_id, prev.message_id)
+        turn = TurnMessage(
+            table_id=info.id, channel_id=update.channel_id, message_id=sent.id,
+            version=update.version, pinged=tuple(humans), lines=tuple(lines),
+            has_buttons=buttons is not None,
+            board_key=key if png is not None else (prev.board_key if prev else None))
+        self._turns[info.id] = turn
+        return True, turn
+
+    async def _send(self, channel: Any, *, content: str, pings: tuple[int, ...] = (),
+                    png: bytes | None = None, view: discord.ui.View | None = None,
+                    nonce: str | None = None) -> discord.Message | None:
+        kwargs: dict[str, Any] = {"content": clip(content or "…"),
+                                  "allowed_mentions": mentions_allowed(pings)}
+        if png is not None:
+            kwargs["file"] = discord.File(io.BytesIO(png), filename="board.png")
+        if view is not None:
+            kwargs["view"] = view
+        if nonce is not None:
+            kwargs["nonce"] = nonce
         try:
-            sent = await channel.send(**message.kwargs())
+            return await channel.send(**kwargs)  # type: ignore[no-any-return]
+        except discord.DiscordServerError:
+            # Discord's trouble, not ours: the outbox stays undelivered and goes out at
+            # the next sweep or start (its nonce makes a repeat harmless).
+            raise
         except discord.HTTPException:
-            log.exception("could not post to channel %s (table %s)",
-                          update.channel_id, update.table_id)
+            log.exception("could not post to channel %s", getattr(channel, "id", "?"))
             return None
-        async with self._lock:
-            previous = self._prompts.get(update.table_id)
-            if previous is not None and previous[2] > update.version:
-                previous = None  # newer buttons are up: leave them alone
-            elif previous is not None:
-                del self._prompts[update.table_id]
-            if message.view is not None:
-                self._prompts[update.table_id] = (update.channel_id, sent.id, update.version)
-        if previous is not None:
-            await self._strip_buttons(previous[0], previous[1])
-        return sent
+
+    async def _edit(self, turn: TurnMessage, content: str, view: discord.ui.View | None,
+                    png: bytes | None) -> bool:
+        kwargs: dict[str, Any] = {"content": clip(content), "view": view,
+                                  "allowed_mentions": discord.AllowedMentions.none()}
+        if png is not None:
+            kwargs["attachments"] = [discord.File(io.BytesIO(png), filename="board.png")]
+        try:
+            partial = self.client.get_partial_messageable(turn.channel_id)
+            await partial.get_partial_message(turn.message_id).edit(**kwargs)
+            return True
+        except discord.HTTPException:
+            log.info("could not edit turn message %s; posting a new one", turn.message_id)
+            return False
 
     async def _strip_buttons(self, channel_id: int, message_id: int) -> None:
         # Old buttons would only earn a "that is from an older turn" reply; removing
@@ -421,29 +420,59 @@ class Delivery:
         except discord.HTTPException:
             log.debug("could not strip the buttons of message %s", message_id)
 
-    async def post_board(self, info: TableInfo) -> discord.Message | None:
+    async def post_board(self, outbox: Outbox) -> discord.Message | None:
         """Re-post a playing table's board with fresh turn buttons (when the last turn
-        message has scrolled away). Names whose turn it is without pinging them."""
-        view = await self.service.public_view(info.id)
+        message has scrolled away), from a snapshot outbox. Names whose turn it is
+        without pinging them. The re-post becomes the turn message."""
+        info = outbox.table
         lines = [f"**{info.game_name}** — move {info.version}."]
-        prompt = getattr(view, "prompt", None)
+        prompt = getattr(outbox.public_view, "prompt", None)
         if prompt:
             lines.append(str(prompt))
         waiting = [s.name for s in info.seats if s.index in info.to_act]
         if waiting:
             lines.append(f"Waiting for {', '.join(waiting)}.")
         update = PublicUpdate(
-            table_id=info.id,
-            channel_id=info.channel_id,
-            game_id=info.game_id,
-            version=info.version,
-            kind="board",
-            lines=tuple(lines),
-            render_board=True,
+            table_id=info.id, channel_id=info.channel_id, game_id=info.game_id,
+            version=info.version, kind="board", lines=tuple(lines), render_board=True,
             to_act=info.to_act,
         )
-        outbox = Outbox(table=info, public=update)
-        return await self.post_public(outbox, await self.capture(outbox))
+        seq = self._sequence.setdefault(info.id, _Sequence())
+        seq.begin(info.version)
+        try:
+            await seq.wait_for_turn(info.version)
+            _posted, turn = await self.post_public(replace(outbox, public=update))
+        finally:
+            await seq.done(info.version)
+        if turn is not None:
+            await self.store.save_turn_message(turn)
+            partial = self.client.get_partial_messageable(turn.channel_id)
+            return partial.get_partial_message(turn.message_id)  # type: ignore[return-value]
+        return None
+
+    async def resync(self, outbox: Outbox) -> None:
+        """After a restart: a turn message left with buttons of an older version (its
+        move was delivered by a process that died) loses them, and the hand messages
+        catch up with the table (a snapshot outbox, no news)."""
+        info = outbox.table
+        prev = await self._turn_message(info.id)
+        if prev is not None and prev.has_buttons and prev.version != info.version:
+            await self._strip_buttons(prev.channel_id, prev.message_id)
+            await self.store.save_turn_message(replace(prev, has_buttons=False))
+            self._turns[info.id] = replace(prev, has_buttons=False)
+        if has_hands(info.game_id):
+            hands = await self.hands.refresh(outbox, None, only_stale=True)
+            if hands:
+                await self.store.save_hand_messages(hands)
+
+    async def refresh_hands(self, snapshot: Outbox) -> None:
+        """Bring every hand message of a table up to date from a snapshot outbox (no
+        news), and store them."""
+        hands = await self.hands.refresh(snapshot, None)
+        if hands:
+            await self.store.save_hand_messages(hands)
+
+    # -- lobbies -------------------------------------------------------------------
 
     def remember_lobby(self, table_id: str, interaction: discord.Interaction) -> None:
         # An interaction token can edit its reply for 15 minutes: drop the expired ones.
@@ -454,6 +483,19 @@ class Delivery:
 
     def forget_lobby(self, table_id: str) -> None:
         self._lobbies.pop(table_id, None)
+
+    async def refresh_lobby(self, info: TableInfo, content: str,
+                            view: discord.ui.View | None) -> None:
+        """Bring the lobby message up to date after a slash command changed the seats
+        (best effort: after 15 minutes or a restart the message stays as it was)."""
+        interaction = self._lobbies.get(info.id)
+        if interaction is None or interaction.is_expired():
+            return
+        try:
+            await interaction.edit_original_response(
+                content=clip(content), view=view, allowed_mentions=discord.AllowedMentions.none())
+        except (discord.HTTPException, ValueError):
+            log.debug("could not refresh the lobby of table %s", info.id)
 
     async def close_lobby(self, table_id: str) -> None:
         """Take the Join/Start buttons off the lobby message once the lobby is over
@@ -466,28 +508,18 @@ class Delivery:
         except (discord.HTTPException, ValueError):
             log.debug("could not take the buttons off the lobby of table %s", table_id)
 
-    def forget_prompt(self, table_id: str) -> None:
-        self._prompts.pop(table_id, None)
-
-    def forget_prompt_message(self, message_id: int) -> None:
-        """The message's buttons are already gone (the click removed them)."""
-        for table_id, (_channel, mid, _version) in list(self._prompts.items()):
-            if mid == message_id:
-                del self._prompts[table_id]
+    # -- private updates (games without a hand message) ------------------------------
 
     async def private_content(
-        self, update: PrivateUpdate, game_id: str, info: TableInfo | None = None
+        self, update: PrivateUpdate, game_id: str, info: TableInfo | None = None,
+        view: Any | None = None,
     ) -> dict[str, Any]:
         """The DM (or ephemeral) message of a private update: its text and, when the
-        game has a picture, the user's own private view."""
+        game has a picture, the user's own view."""
         title = info.game_name if info is not None else game_id
         channel = f" (table in <#{update.channel_id}>)"
         content = clip(f"**Private — {title}{channel}**\n{update.text}")
         out: dict[str, Any] = {"content": content}
-        try:
-            view = await self.service.private_view(update.table_id, update.user_id)
-        except ValueError:
-            view = None
         if view is not None:
             png = await self.render_png(game_id, view, info)
             if png is not None:
@@ -500,50 +532,82 @@ class Delivery:
         info: TableInfo,
         *,
         interaction: discord.Interaction | None = None,
+        view: Any | None = None,
+        nonce: str | None = None,
     ) -> str:
         """Deliver one private update; returns how: ``dm``, ``ephemeral`` or ``nudge``."""
-        payload = await self.private_content(update, info.game_id, info)
-        if interaction is not None and interaction.user.id == update.user_id \
-                and await self.dm_memory.is_closed(update.user_id):
+        payload = await self.private_content(update, info.game_id, info, view)
+        closed = await self.dm_closed(update.user_id)
+        if interaction is not None and interaction.user.id == update.user_id and closed:
             try:
                 await interaction.followup.send(ephemeral=True, **payload)
                 return "ephemeral"
             except discord.HTTPException:
                 log.info("ephemeral private update to %s failed", update.user_id)
-        if not await self.dm_memory.is_closed(update.user_id):
-            try:
-                dm = await self.client.create_dm(discord.Object(update.user_id))
-                await dm.send(**payload)
+        if not closed:
+            result = await self.send_dm(update.user_id, update.channel_id, payload, nonce=nonce)
+            if result is not None:
                 return "dm"
-            except discord.Forbidden as exc:
-                if exc.code != CANNOT_DM:
-                    log.warning("DM to %s refused (%s); nudging in the channel",
-                                update.user_id, exc.code)
-                await self.dm_memory.mark_closed(update.user_id)
-                await self._nudge(update, first=True)
-                return "nudge"
-            except discord.HTTPException:
-                log.exception("DM to %s failed; nudging in the channel", update.user_id)
-        await self._nudge(update, first=False)
+            if await self.dm_closed(update.user_id):
+                return "nudge"  # the first refusal: told in the channel already
+        await self.nudge(update.user_id, update.channel_id, first=False)
         return "nudge"
 
-    async def _nudge(self, update: PrivateUpdate, *, first: bool) -> None:
+    async def send_dm(self, user_id: int, channel_id: int, payload: dict[str, Any], *,
+                      nonce: str | None = None) -> discord.Message | None:
+        """A new DM; on Discord's "closed DMs" refusal the user is remembered and told
+        once in the table's channel. ``None`` if it could not be sent."""
+        try:
+            dm = await self.client.create_dm(discord.Object(user_id))
+            if nonce is not None:
+                payload = {**payload, "nonce": nonce}
+            return await dm.send(**payload)  # type: ignore[no-any-return]
+        except discord.Forbidden as exc:
+            if exc.code != CANNOT_DM:
+                log.warning("DM to %s refused (%s); nudging in the channel", user_id, exc.code)
+            await self.mark_dm_closed(user_id)
+            await self.nudge(user_id, channel_id, first=True)
+        except discord.HTTPException:
+            log.exception("DM to %s failed", user_id)
+        return None
+
+    async def nudge(self, user_id: int, channel_id: int, *, first: bool) -> None:
         if first:
             text = (
-                f"<@{update.user_id}>, I can't send you direct messages (your DMs are "
+                f"<@{user_id}>, I can't send you direct messages (your DMs are "
                 "closed for this server). Use **/hand** here to see your private "
                 "information: only you will see the answer."
             )
         else:
-            text = f"<@{update.user_id}>, you have private news at this table: use **/hand**."
-        channel = self.client.get_partial_messageable(update.channel_id)
+            text = f"<@{user_id}>, you have private news at this table: use **/hand**."
+        channel = self.client.get_partial_messageable(channel_id)
         try:
-            await channel.send(
-                text,
-                allowed_mentions=discord.AllowedMentions(
-                    everyone=False, roles=False, users=[discord.Object(update.user_id)]
-                ),
-            )
+            await channel.send(text, allowed_mentions=mentions_allowed([user_id]))
         except discord.HTTPException:
-            log.exception("could not nudge user %s in channel %s",
-                          update.user_id, update.channel_id)
+            log.exception("could not nudge user %s in channel %s", user_id, channel_id)
+
+
+def _nonce(outbox: Outbox, part: str) -> str | None:
+    """A message's nonce (at most 25 characters): the same for a repeat delivery of the
+    same durable outbox, so Discord returns the first message instead of a second."""
+    if outbox.id is None:
+        return None
+    return f"ft{outbox.id}{part}"[:25]
+
+
+def _content(lines: list[str], pings: tuple[int, ...], verb: str | None) -> str:
+    text = "\n".join(lines)
+    if pings and verb:
+        who = ", ".join(f"<@{u}>" for u in dict.fromkeys(pings))
+        text = f"{text}\n{who}: {verb}." if text else f"{who}: {verb}."
+    return text
+
+
+def _merge(old: list[str], new: list[str]) -> list[str]:
+    """The lines of one turn: each once, the "whose turn" line last, and only as many of
+    the newest as fit in one message."""
+    turn_lines = [x for x in new if x.startswith("It is ") and x.endswith("'s turn.")]
+    merged = [x for x in old if not (x.startswith("It is ") and x.endswith("'s turn."))]
+    merged += [x for x in new if x not in merged and x not in turn_lines]
+    merged += turn_lines[-1:]
+    return clip_start(merged, MAX_CONTENT - 50)

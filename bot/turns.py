@@ -1,109 +1,88 @@
-"""What happens when someone clicks a game button or select.
+"""What happens when someone clicks a game button or select, or sends a text form.
 
-Checks come first and answer privately without changing anything: an unknown or
-ended table, a button from an older version (stale), a clicker without a seat or
-whose turn it is not (foreign). Then the game's UI adapter turns the code into a
-follow-up menu (sent ephemerally to the clicker) or an action, which is played with
-``expected_version`` so two quick clicks can never make two moves: the service
-commits the move before anything is sent, then delivery posts the news.
+The first answer comes first: a code that opens a text form opens it at once (Discord
+takes a form only as the first answer), every other click is acknowledged before the
+table is read. Then one call to the service (:meth:`TableService.choose`) reads the
+table once, checks the click (an ended table, a button from an older version, a
+clicker without a seat or whose turn it is not), lets the game's UI adapter turn the
+code into an action or a follow-up menu, and plays the action with the version the
+button carries, so two quick clicks can never make two moves. The move is committed
+before anything is sent; delivery posts the news from the outbox alone.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 import discord
 
 from bot.delivery import CANNOT_POST
-from bot.tables import NoTable, TableInfo, TableService, TableStatus
-from bot.ui.adapter import UnknownChoice
+from bot.lobby_clicks import LOBBY_PREFIX, LobbyClicks
+from bot.replies import apology, private
+from bot.tables import NoTable, Outbox, StaleVersion, TableInfo, TableService, UserError
+from bot.ui.adapter import Menu, Resolution, UnknownChoice
+from bot.ui.forms import TextForm
+from bot.ui.games import get_ui
 from bot.ui.items import build_view
-from bot.ui.lobby import LOBBY_PREFIX, LobbyClicks
+from bot.ui.texts import quote
+from engines.catalog import has_hands
+from engines.core import Action, View
 
 if TYPE_CHECKING:
     from bot.delivery import Delivery
 
-__all__ = ["TurnController", "names_of"]
+__all__ = ["ANNOUNCE_FAILED", "STALE_DM", "TurnController"]
 
 log = logging.getLogger(__name__)
-
-ClickHook = Callable[[discord.Interaction, TableInfo, int, str], Awaitable[None]]
-"""``hook(interaction, table info, version, code)`` for one game's clicks."""
 
 ANNOUNCE_FAILED = (
     "It is saved, but I could not announce it in the channel; the game's `board` "
     "command shows the table as it is now."
 )
 
-STALE = (
-    "This button is from an older turn; the table has moved on. "
-    "Use the latest message in the channel."
-)
+STALE_DM = "These buttons are from an older moment of the game; your hand message is current."
+TRY_AGAIN = "Something went wrong on my side; nothing was changed. Please try again."
 
 
-def names_of(info: TableInfo, seats: tuple[int, ...]) -> str:
-    names = [s.name for s in info.seats if s.index in seats]
-    if not names:
-        return "nobody"
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+class _Show:
+    """A decision that shows the clicker something instead of playing a move."""
+
+    def __init__(self, resolution: Resolution | None = None, hand: bool = False) -> None:
+        self.resolution = resolution
+        self.hand = hand
 
 
 class TurnController:
-    """The click handler behind every :class:`~bot.ui.items.GameButton`."""
+    """The click and form handler behind every :class:`~bot.ui.items.GameButton`,
+    :class:`~bot.ui.items.GameSelect` and :class:`~bot.ui.forms.TextForm`."""
 
     def __init__(self, service: TableService, delivery: Delivery) -> None:
         self.service = service
         self.delivery = delivery
         self.lobby = LobbyClicks(service, delivery)
-        self.hooks: dict[str, ClickHook] = {}
-        """game id -> a click handler of its own (modals, DM hand messages); it gets the
-        table info and does its own checks (:meth:`refusal` is there to reuse)."""
-
-    async def _private(self, interaction: discord.Interaction, text: str) -> None:
-        if interaction.response.is_done():
-            await interaction.followup.send(text, ephemeral=True)
-        else:
-            await interaction.response.send_message(text, ephemeral=True)
-
-    async def refusal(
-        self, interaction: discord.Interaction, table_id: str, version: int
-    ) -> str | TableInfo:
-        """The reason this click cannot count, or the table info if it can."""
-        try:
-            info = await self.service.status(table_id)
-        except NoTable:
-            return "This table no longer exists."
-        if info.status is TableStatus.FINISHED:
-            return "This game is over."
-        if info.status is TableStatus.ABORTED:
-            return "This table was closed."
-        if info.status is not TableStatus.PLAYING:
-            return "This game has not started yet."
-        if version != info.version:
-            return STALE
-        seat = info.seat_of(interaction.user.id)
-        if seat is None:
-            return (
-                "These buttons are for the players at this table; you do not have a seat. "
-                f"It is {names_of(info, info.to_act)}'s turn."
-            )
-        if seat.index not in info.to_act:
-            return f"It is not your turn; it is {names_of(info, info.to_act)}'s turn."
-        return info
 
     async def handle_click(
         self, interaction: discord.Interaction, table_id: str, version: int, code: str
     ) -> None:
         try:
             await self._handle(interaction, table_id, version, code)
-        except Exception:
+        except Exception as exc:
             # Never leave a click unanswered ("This interaction failed").
-            log.exception("click %s on table %s failed", code, table_id)
-            with contextlib.suppress(discord.HTTPException):
-                await self._private(interaction, "Something went wrong; nothing was changed.")
+            await self.fail(interaction, exc, f"click {code} on table {table_id}")
+
+    async def fail(self, interaction: discord.Interaction, exc: BaseException,
+                   what: str) -> None:
+        if isinstance(exc, NoTable):
+            await private(interaction, "This table no longer exists.")
+            return
+        if isinstance(exc, UserError):
+            text = str(exc)
+            if interaction.guild_id is None and isinstance(exc, StaleVersion):
+                text = STALE_DM
+            await private(interaction, text)
+            return
+        await private(interaction, apology(exc, what))
 
     async def _handle(
         self, interaction: discord.Interaction, table_id: str, version: int, code: str
@@ -111,79 +90,121 @@ class TurnController:
         if code.startswith(LOBBY_PREFIX):
             await self.lobby.handle(interaction, table_id, code)
             return
-        if self.hooks:
-            try:
-                found = await self.service.status(table_id)
-            except NoTable:
-                found = None
-            hook = self.hooks.get(found.game_id) if found is not None else None
-            if hook is not None and found is not None:
-                await hook(interaction, found, version, code)
-                return
-        checked = await self.refusal(interaction, table_id, version)
-        if isinstance(checked, str):
-            await self._private(interaction, checked)
+        # A text form can only be the first answer, so whether a code opens one is
+        # known from the code alone; the words are checked when the form comes back.
+        game_id = await self.service.game_of(table_id)
+        title = get_ui(game_id).form_title(code) if game_id is not None else None
+        if title is not None:
+            await interaction.response.send_modal(TextForm(table_id, version, code, title))
             return
-        info = checked
-        user_id = interaction.user.id
-        try:
-            legal = await self.service.legal_actions(table_id, user_id)
-            view = await self.service.private_view(table_id, user_id)
-            resolution = self.delivery.ui_for(info.game_id).resolve(code, view, legal)
-        except (UnknownChoice, ValueError) as exc:
-            await self._private(interaction, str(exc))
-            return
+        done: list[str | None] = [None]
 
-        if resolution.menu is not None:
-            menu = resolution.menu
-            components = build_view(menu, table_id, version)
-            kwargs = {"view": components} if components is not None else {}
-            await interaction.response.send_message(
-                menu.prompt or "Your move:", ephemeral=True, **kwargs
-            )
-            return
+        def decide(info: TableInfo, view: View, legal: list[Action]) -> Action | _Show:
+            ui = get_ui(info.game_id)
+            if code == ui.turn_code and _has_hand(info.game_id):
+                return _Show(hand=True)
+            resolution = ui.resolve(code, view, legal)
+            if resolution.action is not None:
+                done[0] = resolution.done_text
+                return resolution.action
+            return _Show(resolution)
 
-        # Acknowledge now: the move, the store commit and the board picture may take
-        # longer than the 3 seconds Discord allows before a first answer.
-        await interaction.response.defer()
-        try:
-            outbox = await self.service.act(
-                table_id, user_id, resolution.action, expected_version=version
-            )
-        except ValueError as exc:  # TableError and GameError: plain-English reasons
-            await interaction.followup.send(str(exc), ephemeral=True)
+        async def acknowledge() -> None:
+            # Before the commit and the pictures: a refusal or a menu answers at once,
+            # a move is acknowledged here (Discord allows 3 seconds for a first answer).
+            await interaction.response.defer()
+
+        result = await self.service.choose(table_id, interaction.user.id, version, decide,
+                                           before_move=acknowledge)
+        if isinstance(result, _Show):
+            await self._show(interaction, table_id, version, result)
             return
-        # From here on the move is committed: a failure must not claim otherwise.
+        await self._announce(interaction, result, done[0])
+
+    async def _show(self, interaction: discord.Interaction, table_id: str, version: int,
+                    shown: _Show) -> None:
+        if shown.hand:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            snapshot = await self.service.seat_snapshot(table_id, interaction.user.id)
+            await self.delivery.hands.send_ephemeral(interaction, snapshot)
+            return
+        resolution = shown.resolution
+        assert resolution is not None
+        if resolution.form is not None:
+            # Reached only when the code did not say so itself (a table not in this
+            # process's cache): the form cannot open after the acknowledgement.
+            await private(interaction, "Click once more to write your passage.")
+            return
+        menu: Menu | None = resolution.menu
+        assert menu is not None
+        components = build_view(menu, table_id, version)
+        kwargs = {"view": components} if components is not None else {}
+        await private(interaction, menu.prompt or "Your move:", **kwargs)
+
+    async def _announce(self, interaction: discord.Interaction, outbox: Outbox,
+                        done_text: str | None) -> None:
+        """The move is committed: tidy the clicked message, deliver, and never claim
+        otherwise if delivery fails."""
+        self.delivery.expect(outbox)
         problem = None
         try:
-            snapshot = await self.delivery.capture(outbox)  # before any network wait
-            await self._settle_clicked_message(interaction, resolution.done_text)
-            posted = await self.delivery.deliver(
-                outbox, interaction=interaction, snapshot=snapshot
-            )
+            await self._settle_clicked_message(interaction, done_text)
+            posted = await self.delivery.deliver(outbox, interaction=interaction)
             problem = None if posted else CANNOT_POST
         except Exception:
-            log.exception("announcing move %s of table %s failed", outbox.version, table_id)
+            log.exception("announcing move %s of table %s failed", outbox.version,
+                          outbox.table_id)
             problem = ANNOUNCE_FAILED
         if problem is not None:
-            with contextlib.suppress(discord.HTTPException):
-                await interaction.followup.send(
-                    f"{resolution.done_text or 'Your move was played.'} {problem}",
-                    ephemeral=True,
-                )
+            await private(interaction, f"{done_text or 'Your move was played.'} {problem}")
 
     async def _settle_clicked_message(
         self, interaction: discord.Interaction, done_text: str | None
     ) -> None:
-        """The clicked message has served: an ephemeral menu becomes a confirmation;
-        a public turn message loses its buttons."""
+        """The clicked message has served: an ephemeral menu becomes a confirmation; a
+        public turn message loses its buttons (delivery posts or edits the next one); a
+        DM hand message is edited by the delivery that follows."""
         message = interaction.message
+        if message is None or (interaction.guild_id is None and not message.flags.ephemeral):
+            return
         try:
-            if message is not None and message.flags.ephemeral:
-                await interaction.edit_original_response(content=done_text or "Done.", view=None)
-            else:
-                await interaction.edit_original_response(view=None)
-                if message is not None:
-                    self.delivery.forget_prompt_message(message.id)
+            if message.flags.ephemeral:
+                await interaction.edit_original_response(content=done_text or "Done.",
+                                                         view=None, attachments=[])
         except discord.HTTPException:
             log.debug("could not tidy the clicked message")
+
+    # -- text forms ------------------------------------------------------------------
+
+    async def handle_form(self, interaction: discord.Interaction, table_id: str,
+                          version: int, code: str, text: str) -> None:
+        """A text form came back (perhaps after a restart: nothing of it lives in
+        memory). Accepted if still valid, else answered with why, and the words given
+        back so nothing written is lost."""
+        try:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            text = text.strip()
+            if not text:
+                raise UserError("Write the passage to tell: it is empty.")
+
+            def decide(info: TableInfo, view: View, legal: list[Action]) -> Action:
+                return get_ui(info.game_id).with_text(code, view, legal, text)
+
+            game_id = await self.service.game_of(table_id)
+            pinned = game_id is None or code not in get_ui(game_id).unpinned_forms
+            try:
+                outbox = await self.service.choose(table_id, interaction.user.id,
+                                                   version if pinned else None, decide,
+                                                   out_of_turn=not pinned)
+            except (StaleVersion, UnknownChoice) as exc:
+                raise UserError(
+                    f"{exc} Your words were not lost: {quote(text, 1500)}") from exc
+            assert isinstance(outbox, Outbox)
+            await self._announce(interaction, outbox, None)
+            await private(interaction, "Your passage is in the story.")
+        except Exception as exc:
+            await self.fail(interaction, exc, f"form {code} on table {table_id}")
+
+
+def _has_hand(game_id: str) -> bool:
+    return has_hands(game_id)

@@ -1,14 +1,20 @@
-"""Small helpers shared by the cogs (thin: parse, call the service, deliver)."""
+"""What the cogs share (thin: parse, call the service, deliver): finding the service
+and delivery, the table of a channel, the board re-post, option parsing, and
+:class:`GameCommands`, the ``board`` and ``help`` commands every game's group has."""
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import discord
+from discord import app_commands
+from discord.ext import commands
 
 from bot.delivery import CANNOT_POST
-from bot.tables import NoTable, TableInfo, TableService
+from bot.replies import display_name
+from bot.tables import NoTable, TableInfo, TableService, TableStatus, UserError
+from bot.ui.texts import quote
 
 if TYPE_CHECKING:
     from bot.client import FabletopBot
@@ -16,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "NOT_READY",
+    "GameCommands",
     "delivery_of",
     "display_name",
     "game_table",
@@ -27,7 +34,7 @@ __all__ = [
 NOT_READY = "The bot is still starting up; try again in a few seconds."
 
 
-class NotReady(ValueError):
+class NotReady(UserError):
     def __init__(self) -> None:
         super().__init__(NOT_READY)
 
@@ -48,13 +55,17 @@ def delivery_of(interaction: discord.Interaction) -> Delivery:
     return delivery
 
 
-async def game_table(interaction: discord.Interaction, game_id: str, game_name: str) -> TableInfo:
-    """The table in the caller's channel, which must be playing ``game_id``."""
+async def game_table(interaction: discord.Interaction, game_id: str, game_name: str, *,
+                     finished: bool = False) -> TableInfo:
+    """The table in the caller's channel, which must be playing ``game_id`` (with
+    ``finished``: or the channel's last table, once its game is over)."""
     if interaction.channel_id is None:  # pragma: no cover - Discord always sends it
         raise NoTable()
-    info = await service_of(interaction).status(interaction.channel_id)
+    service = service_of(interaction)
+    info = await (service.last_table(interaction.channel_id) if finished
+                  else service.status(interaction.channel_id))
     if info.game_id != game_id:
-        raise ValueError(f"The table in this channel plays {info.game_name}, not {game_name}.")
+        raise UserError(f"The table in this channel plays {info.game_name}, not {game_name}.")
     return info
 
 
@@ -63,16 +74,50 @@ async def repost_board(interaction: discord.Interaction, info: TableInfo, *,
     """Post ``info``'s board again with fresh buttons (a game's ``board`` command) and tell
     the caller privately whether it could be posted (``failed`` if not)."""
     await interaction.response.defer(ephemeral=True, thinking=True)
-    sent = await delivery_of(interaction).post_board(info)
+    snapshot = await service_of(interaction).table_snapshot(info.id)
+    sent = await delivery_of(interaction).post_board(snapshot) if snapshot is not None else None
     await interaction.followup.send("Here it is." if sent is not None else failed,
                                     ephemeral=True)
 
 
-def display_name(user: discord.abc.User) -> str:
-    """A readable seat name (mentions and markdown stripped: names end up in images)."""
-    name = getattr(user, "display_name", None) or user.name
-    name = discord.utils.escape_mentions(discord.utils.remove_markdown(name)).strip()
-    return name[:32] or f"Player {str(user.id)[-4:]}"
+class GameCommands(commands.GroupCog):
+    """A game's slash command group with what every game has: ``board`` (the board
+    again, with fresh buttons) and ``help`` (how to play here, with the table in this
+    channel). A game's cog subclasses it, names its game and words its help."""
+
+    game_id: ClassVar[str]
+    game_name: ClassVar[str]
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        super().__init__()
+
+    def help_text(self, info: TableInfo | None, view: Any | None) -> str:
+        """How to play here; ``view`` is this channel's table's public view, if any."""
+        raise NotImplementedError
+
+    async def table(self, interaction: discord.Interaction, *, finished: bool = False
+                    ) -> TableInfo:
+        return await game_table(interaction, self.game_id, self.game_name, finished=finished)
+
+    @app_commands.command(name="board", description="Re-post the board with fresh turn buttons")
+    async def board(self, interaction: discord.Interaction) -> None:
+        info = await self.table(interaction)
+        if info.status is not TableStatus.PLAYING:
+            raise UserError("The game at this table has not started yet.")
+        await repost_board(interaction, info)
+
+    @app_commands.command(name="help", description="How to play this game here")
+    async def help(self, interaction: discord.Interaction) -> None:
+        info, view = None, None
+        try:
+            info = await self.table(interaction, finished=True)
+            if info.status in (TableStatus.PLAYING, TableStatus.FINISHED):
+                view = await service_of(interaction).public_view(info.id)
+        except UserError:
+            info, view = None, None
+        await interaction.response.send_message(self.help_text(info, view)[:2000],
+                                                ephemeral=True)
 
 
 _OPTION = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s,;]+)")
@@ -94,8 +139,8 @@ def parse_options(text: str | None) -> dict[str, Any]:
         out[key] = _value(raw)
     leftover = _OPTION.sub("", text).replace(",", "").replace(";", "").strip()
     if leftover:
-        raise ValueError(
-            f"I could not read the options near '{leftover[:40]}'. "
+        raise UserError(
+            f"I could not read the options near '{quote(leftover, 40)}'. "
             "Write them as name=value pairs, e.g. `variant=true`."
         )
     return out

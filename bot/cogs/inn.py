@@ -6,12 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import discord
 from discord import app_commands
-from discord.ext import commands
 
-from bot.cogs.common import game_table, repost_board, service_of
-from bot.tables import TableInfo, TableStatus
+from bot.cogs.common import GameCommands
+from bot.tables import TableInfo
 from engines import get_game
 
 if TYPE_CHECKING:
@@ -58,33 +56,13 @@ def inn_help_text(view: Any | None) -> str:
     return "\n".join(lines)[:2000]
 
 
-async def _inn_table(interaction: discord.Interaction) -> TableInfo:
-    return await game_table(interaction, GAME_ID, "Fairy Tale Inn")
-
-
 @app_commands.guild_only()
-class Inn(commands.GroupCog, group_name="inn", group_description="Fairy Tale Inn"):
-    def __init__(self, bot: FabletopBot) -> None:
-        self.bot = bot
-        super().__init__()
+class Inn(GameCommands, group_name="inn", group_description="Fairy Tale Inn"):
+    game_id = GAME_ID
+    game_name = "Fairy Tale Inn"
 
-    @app_commands.command(name="board", description="Re-post the board with fresh turn buttons")
-    async def board(self, interaction: discord.Interaction) -> None:
-        info = await _inn_table(interaction)
-        if info.status is not TableStatus.PLAYING:
-            raise ValueError("The game at this table has not started yet.")
-        await repost_board(interaction, info)
-
-    @app_commands.command(name="help", description="How to play, the characters and the rooms")
-    async def help(self, interaction: discord.Interaction) -> None:
-        view = None
-        try:
-            info = await _inn_table(interaction)
-            if info.status is TableStatus.PLAYING:
-                view = await service_of(interaction).public_view(info.id)
-        except ValueError:
-            view = None
-        await interaction.response.send_message(inn_help_text(view), ephemeral=True)
+    def help_text(self, info: TableInfo | None, view: Any | None) -> str:
+        return inn_help_text(view)
 
 
 async def setup(bot: FabletopBot) -> None:

@@ -1,69 +1,66 @@
 """``/table ...`` (open, join, start, hand over seats), ``/hand``, ``/rules`` and ``/help``.
 
 Thin by design: each command parses its options, calls the table service and hands
-the outbox to delivery. Service and engine errors are ValueErrors with a message
-for the player; the command tree's error handler shows them privately.
+the outbox to delivery. Service and engine errors are UserErrors with a message for
+the player; the command tree's error handler shows them privately.
 """
 
 from __future__ import annotations
 
 import io
-import json
 import logging
 import re
-from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
-from pydantic import BaseModel, Field
 
 from bot.cogs.common import delivery_of, display_name, parse_options, service_of
 from bot.delivery import CANNOT_POST
-from bot.tables import NoTable, TableInfo, TableService, TableStatus, UnknownGame
+from bot.lobby_clicks import lobby_text, lobby_view
+from bot.tables import NoTable, TableInfo, TableService, TableStatus, UnknownGame, UserError
+from bot.turns import ANNOUNCE_FAILED
+from bot.ui.games import get_ui
 from bot.ui.items import build_view
-from bot.ui.lobby import lobby_view
-from bot.ui.turns import ANNOUNCE_FAILED
+from bot.ui.texts import quote
+from engines.catalog import RulesSummary, has_hands, specs
 
 if TYPE_CHECKING:
     from bot.client import FabletopBot
 
-__all__ = ["Guide", "Lobby", "RulesFile", "load_rules", "setup"]
+__all__ = ["Guide", "Lobby", "load_rules", "rules_text", "setup"]
 
 log = logging.getLogger(__name__)
 
-RULES_PATH = Path(__file__).with_name("rules.json")
 
 
-# --------------------------------------------------------------------------- rules data
+# --------------------------------------------------------------------------- rules
 
 
-class RuleSummary(BaseModel):
-    name: str
-    players: str
-    goal: str
-    turn: list[str] = Field(min_length=1)
-    play_here: str
-    full_rules: str
-
-
-class RulesFile(BaseModel):
-    about: dict[str, Any] = Field(alias="_about")
-    games: dict[str, RuleSummary]
-
-
-@lru_cache(maxsize=1)
-def load_rules() -> RulesFile:
-    return RulesFile.model_validate(json.loads(RULES_PATH.read_text(encoding="utf-8")))
+def load_rules() -> dict[str, RulesSummary]:
+    """The ``/rules`` summary of every game that can be played here (each from its
+    game's declaration): a game that is not playable is not listed."""
+    playable = {game_id for game_id, _name in TableService.games()}
+    out = {}
+    for declared in specs():
+        if declared.id not in playable:
+            continue
+        try:
+            summary = declared.rules_summary()
+        except Exception:
+            log.exception("the rules summary of %s does not load", declared.id)
+            continue
+        if summary is not None:
+            out[declared.id] = summary
+    return out
 
 
 def rules_text(game_id: str) -> str:
-    rules = load_rules().games.get(game_id)
+    rules = load_rules().get(game_id)
     if rules is None:
-        known = ", ".join(sorted(load_rules().games))
-        raise UnknownGame(f"I have no rules summary for '{game_id}'. Games: {known}.")
+        known = ", ".join(r.name for r in load_rules().values())
+        raise UnknownGame(f"I have no rules summary for '{quote(game_id, 40)}'. Games: {known}.")
     steps = "\n".join(f"{i}. {step}" for i, step in enumerate(rules.turn, 1))
     return (
         f"## {rules.name}\n"
@@ -89,7 +86,7 @@ def _match_game(text: str) -> str:
     if len(hits) == 1:
         return hits[0]
     known = ", ".join(name for _, name in games)
-    raise UnknownGame(f"There is no game called '{text}'. Games: {known}.")
+    raise UnknownGame(f"There is no game called '{quote(text, 40)}'. Games: {known}.")
 
 
 async def game_autocomplete(
@@ -106,10 +103,10 @@ async def game_autocomplete(
 async def rules_autocomplete(
     interaction: discord.Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
-    low = current.lower()
+    low = str(current).lower()
     return [
         app_commands.Choice(name=r.name, value=game_id)
-        for game_id, r in load_rules().games.items()
+        for game_id, r in load_rules().items()
         if low in r.name.lower() or low in game_id
     ][:25]
 
@@ -240,13 +237,7 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
     ) -> None:
         service = service_of(interaction)
         game_id = _match_game(game)
-        opts = parse_options(options)
-        # A game cog may take table settings out of the options (they are not rules) and
-        # store them once the table exists (Winter Tales: the interrupt timeout).
-        hook = getattr(self.bot, "table_option_hooks", {}).get(game_id)
-        after = None
-        if hook is not None:
-            opts, after = hook(opts)
+        opts = get_ui(game_id).table_options(parse_options(options))
         info = await service.create(
             _channel(interaction),
             interaction.guild_id,
@@ -256,8 +247,6 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
             opts,
             reminder_minutes=reminder_minutes,
         )
-        if after is not None:
-            await after(info)
         await interaction.response.send_message(
             f"{display_name(interaction.user)} opened a **{info.game_name}** table.\n"
             f"{info.text}",
@@ -266,15 +255,22 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
         )
         delivery_of(interaction).remember_lobby(info.id, interaction)
 
+    async def _lobby_changed(self, interaction: discord.Interaction, info: TableInfo,
+                             headline: str) -> None:
+        """Say what changed, and bring the lobby message (its seats, its Start button)
+        up to date as a click on it would."""
+        await interaction.response.send_message(
+            f"{headline}\n{info.text}", allowed_mentions=discord.AllowedMentions.none())
+        await delivery_of(interaction).refresh_lobby(
+            info, lobby_text(info, headline),
+            lobby_view(info, service_of(interaction).ai_levels(info.game_id)))
+
     @app_commands.command(name="join", description="Take a seat at this channel's table")
     async def join(self, interaction: discord.Interaction) -> None:
         info = await service_of(interaction).join(
             _channel(interaction), interaction.user.id, display_name(interaction.user)
         )
-        await interaction.response.send_message(
-            f"{display_name(interaction.user)} sat down.\n{info.text}",
-            allowed_mentions=discord.AllowedMentions.none(),
-        )
+        await self._lobby_changed(interaction, info, f"{display_name(interaction.user)} sat down.")
 
     @app_commands.command(name="leave", description="Give up your seat before the game starts")
     async def leave(self, interaction: discord.Interaction) -> None:
@@ -283,11 +279,10 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
         if info.status is TableStatus.ABORTED:
             text += " Nobody is left, so the table is closed."
             await delivery_of(interaction).close_lobby(info.id)
-        else:
-            text += f"\n{info.text}"
-        await interaction.response.send_message(
-            text, allowed_mentions=discord.AllowedMentions.none()
-        )
+            await interaction.response.send_message(
+                text, allowed_mentions=discord.AllowedMentions.none())
+            return
+        await self._lobby_changed(interaction, info, text)
 
     @app_commands.command(name="addbot", description="Host: add an AI player")
     @app_commands.describe(level="How strong (default: the strongest)")
@@ -296,10 +291,7 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
         info = await service_of(interaction).add_ai(
             _channel(interaction), interaction.user.id, level
         )
-        await interaction.response.send_message(
-            f"An AI player joined.\n{info.text}",
-            allowed_mentions=discord.AllowedMentions.none(),
-        )
+        await self._lobby_changed(interaction, info, "An AI player joined.")
 
     @app_commands.command(name="kick", description="Host: remove a seat before the game starts")
     @app_commands.describe(seat="Seat number as shown by /table status")
@@ -309,10 +301,7 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
         info = await service_of(interaction).remove_seat(
             _channel(interaction), interaction.user.id, seat - 1
         )
-        await interaction.response.send_message(
-            f"Seat {seat} was removed.\n{info.text}",
-            allowed_mentions=discord.AllowedMentions.none(),
-        )
+        await self._lobby_changed(interaction, info, f"Seat {seat} was removed.")
 
     @app_commands.command(name="start", description="Host: start the game")
     async def start(self, interaction: discord.Interaction) -> None:
@@ -323,8 +312,9 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
 
     @app_commands.command(name="status", description="Who sits where and whose turn it is")
     async def status(self, interaction: discord.Interaction) -> None:
-        info = await service_of(interaction).status(_channel(interaction))
-        await interaction.response.send_message(info.text, ephemeral=True)
+        # After the end, the last game's result stays readable until a new table opens.
+        info = await service_of(interaction).last_table(_channel(interaction))
+        await interaction.response.send_message(info.text[:2000], ephemeral=True)
 
     @app_commands.command(name="abort", description="Host or Manage Channels: close the table")
     async def abort(self, interaction: discord.Interaction) -> None:
@@ -352,9 +342,9 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
         level: str | None = None,
     ) -> None:
         if member is not None and level is not None:
-            raise ValueError("Give the seat either to a member or to an AI level, not both.")
+            raise UserError("Give the seat either to a member or to an AI level, not both.")
         if member is not None and member.bot:
-            raise ValueError("Bots cannot hold a seat; leave `member` empty for an AI player.")
+            raise UserError("Bots cannot hold a seat; leave `member` empty for an AI player.")
         service = service_of(interaction)
         await interaction.response.defer(ephemeral=True, thinking=True)
         outbox = await service.replace_seat(
@@ -399,9 +389,9 @@ class Guide(commands.Cog):
         if len(mine) == 1:
             return mine[0]
         if not mine:
-            raise ValueError("You have no seat at any table right now.")
+            raise UserError("You have no seat at any table right now.")
         where = ", ".join(f"<#{t.channel_id}> ({t.game_name})" for t in mine)
-        raise ValueError(f"You sit at several tables: use /hand in its channel: {where}.")
+        raise UserError(f"You sit at several tables: use /hand in its channel: {where}.")
 
     @app_commands.command(
         name="hand", description="Your private view of your table (only you see it)"
@@ -414,17 +404,18 @@ class Guide(commands.Cog):
         # Rendering may take a moment: answer within Discord's 3 seconds first.
         await interaction.response.defer(ephemeral=True, thinking=True)
         if retry_dm:
-            await delivery.dm_memory.forget(interaction.user.id)
-        # A game with its own private hand (Winter Tales' Story cards) answers /hand the
-        # same way as its own command: the history below would list cards drawn, including
-        # ones played since.
-        own = getattr(self.bot, "hand_hooks", {}).get(info.game_id)
-        if own is not None:
-            await own(interaction, info)
+            await delivery.retry_dms(interaction.user.id)
+        snapshot = await service.seat_snapshot(info.id, interaction.user.id)
+        # A game with a hand message answers with the same hand: the history below would
+        # list cards drawn, including ones played since.
+        if has_hands(info.game_id):
+            await delivery.hands.send_ephemeral(interaction, snapshot)
             return
+        info = snapshot.table
+        news = snapshot.seat_news(interaction.user.id)
         seat = info.seat_of(interaction.user.id)
-        assert seat is not None
-        view = await service.private_view(info.id, interaction.user.id)
+        assert seat is not None and news is not None
+        view = news.view
         lines = [f"**{info.game_name}** — you are seat {seat.index + 1} ({seat.name})."]
         prompt = getattr(view, "prompt", None)
         if prompt:
@@ -441,9 +432,8 @@ class Guide(commands.Cog):
         png = await delivery.render_png(info.game_id, view, info)
         if png is not None:
             kwargs["file"] = discord.File(io.BytesIO(png), filename="hand.png")
-        if info.status is TableStatus.PLAYING and seat.index in info.to_act:
-            legal = await service.legal_actions(info.id, interaction.user.id)
-            menu = delivery.ui_for(info.game_id).private_menu(view, legal)
+        if info.status is TableStatus.PLAYING and news.legal and view is not None:
+            menu = delivery.ui_for(info.game_id).private_menu(view, list(news.legal))
             components = build_view(menu, info.id, info.version)
             if components is not None:
                 kwargs["view"] = components
@@ -454,7 +444,7 @@ class Guide(commands.Cog):
     @app_commands.describe(game="Which game")
     @app_commands.autocomplete(game=rules_autocomplete)
     async def rules(self, interaction: discord.Interaction, game: str) -> None:
-        game_id = game if game in load_rules().games else _match_rules(game)
+        game_id = game if game in load_rules() else _match_rules(game)
         await interaction.response.send_message(rules_text(game_id), ephemeral=True)
 
     @app_commands.command(name="help", description="How to play with Fabletop")
@@ -467,7 +457,7 @@ class Guide(commands.Cog):
 
 def _match_rules(text: str) -> str:
     low = text.strip().lower()
-    hits = [gid for gid, r in load_rules().games.items() if low and low in r.name.lower()]
+    hits = [gid for gid, r in load_rules().items() if low and low in r.name.lower()]
     if len(hits) == 1:
         return hits[0]
     return text  # rules_text explains what is known
@@ -511,7 +501,7 @@ def group_help(tree: app_commands.CommandTree, name: str) -> str:
     command = tree.get_command(name.strip().lstrip("/").split()[0] if name.strip() else "")
     if command is None or command.name == "admin":
         known = ", ".join(c.name for c in _public_top_level(tree))
-        return f"There is no command group '{name}'. Try one of: {known}."
+        return f"There is no command group '{quote(name, 40)}'. Try one of: {known}."
     if not isinstance(command, app_commands.Group):
         return f"`/{command.name}` — {command.description}"
     lines = [f"**/{command.name}** — {command.description}", *_group_lines(command)]

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import discord
 from discord import app_commands
-from discord.ext import commands
 
-from bot.cogs.common import game_table, repost_board, service_of
-from bot.tables import TableInfo, TableStatus
+from bot.cogs.common import GameCommands
+from bot.tables import TableInfo
 from engines.treasure import load_data
 
 if TYPE_CHECKING:
@@ -59,34 +57,14 @@ def treasure_help_text(view: Any | None) -> str:
     return "\n".join(lines)[:2000]
 
 
-async def _treasure_table(interaction: discord.Interaction) -> TableInfo:
-    return await game_table(interaction, GAME_ID, "Save the Treasure")
-
-
 @app_commands.guild_only()
-class Treasure(commands.GroupCog, group_name="treasure",
+class Treasure(GameCommands, group_name="treasure",
                group_description="Save the Treasure of Fairy Tales"):
-    def __init__(self, bot: FabletopBot) -> None:
-        self.bot = bot
-        super().__init__()
+    game_id = GAME_ID
+    game_name = "Save the Treasure"
 
-    @app_commands.command(name="board", description="Re-post the board with fresh turn buttons")
-    async def board(self, interaction: discord.Interaction) -> None:
-        info = await _treasure_table(interaction)
-        if info.status is not TableStatus.PLAYING:
-            raise ValueError("The game at this table has not started yet.")
-        await repost_board(interaction, info)
-
-    @app_commands.command(name="help", description="How to play, the king and the tales")
-    async def help(self, interaction: discord.Interaction) -> None:
-        view = None
-        try:
-            info = await _treasure_table(interaction)
-            if info.status in (TableStatus.PLAYING, TableStatus.FINISHED):
-                view = await service_of(interaction).public_view(info.id)
-        except ValueError:
-            view = None
-        await interaction.response.send_message(treasure_help_text(view), ephemeral=True)
+    def help_text(self, info: TableInfo | None, view: Any | None) -> str:
+        return treasure_help_text(view)
 
 
 async def setup(bot: FabletopBot) -> None:

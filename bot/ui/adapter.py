@@ -18,10 +18,12 @@ List as buttons directly).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import ClassVar, Literal
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
 
-from engines.core import Action, View
+from pydantic import BaseModel
+
+from engines.core import Action, UserError, View
 
 __all__ = [
     "Choice",
@@ -30,13 +32,13 @@ __all__ = [
     "Menu",
     "Resolution",
     "UnknownChoice",
+    "generic_label",
 ]
 
 Style = Literal["primary", "secondary", "success", "danger"]
-Describe = Callable[[Action], str]
 
 
-class UnknownChoice(ValueError):
+class UnknownChoice(UserError):
     """A clicked code does not match any legal action any more."""
 
     def __init__(self, message: str = "That choice is not available any more.") -> None:
@@ -80,16 +82,18 @@ class Menu:
 
 @dataclass(frozen=True)
 class Resolution:
-    """What a clicked code means: play ``action``, or show ``menu`` to the clicker."""
+    """What a clicked code means: play ``action``, show ``menu`` to the clicker, or open
+    a text form titled ``form`` (the player's own words for the clicked code)."""
 
     action: Action | None = None
     menu: Menu | None = None
+    form: str | None = None
     done_text: str | None = None
     """A short private confirmation once the action is played ("You dropped...")."""
 
     def __post_init__(self) -> None:
-        if (self.action is None) == (self.menu is None):
-            raise ValueError("a Resolution is either an action or a menu")
+        if sum(x is not None for x in (self.action, self.menu, self.form)) != 1:
+            raise ValueError("a Resolution is an action, a menu or a form")
 
 
 @dataclass
@@ -99,8 +103,23 @@ class GameUI:
 
     game_id: ClassVar[str] = "*"
     turn_code: ClassVar[str] = "turn"
-    describe: Describe = field(default=repr)
-    """Short labels for actions (the service's ``describe_action``)."""
+    text_kinds: ClassVar[frozenset[str]] = frozenset()
+    """Action kinds told in the player's own words: choosing one opens a text form (a
+    modal) whose text goes into the action's ``text`` field."""
+    unpinned_forms: ClassVar[frozenset[str]] = frozenset()
+    """Form codes whose text counts whatever the table's version (words added to a
+    story out of turn)."""
+
+    def form_title(self, code: str) -> str | None:
+        """The title of the text form ``code`` opens, if it opens one. Known from the
+        code alone: Discord takes a form only as the very first answer to a click."""
+        return None
+
+    def label(self, action: Action, view: View | None = None) -> str:
+        """The short label of an action on a button, a select or a console menu; the one
+        place a game words its actions. With the actor's ``view`` a game can name things
+        ("Take Jack (slot 3, free) -> column 2")."""
+        return generic_label(action)
 
     def public_menu(self, view: View, legal: Sequence[Action]) -> Menu | None:
         """Components for the public turn message, built from the PUBLIC view and the
@@ -120,21 +139,71 @@ class GameUI:
 
     def private_menu(self, view: View, legal: Sequence[Action]) -> Menu:
         """The acting player's own menu (sent ephemerally), from their private view."""
-        return _enumerated_menu("Your move:", legal, self.describe)
+        return _enumerated_menu("Your move:", legal, lambda a: self.label(a, view))
 
     def resolve(self, code: str, view: View, legal: Sequence[Action]) -> Resolution:
         """Map a clicked ``code`` (from either menu) to an action or a follow-up menu.
         ``view`` is the clicker's private view. Raises :class:`UnknownChoice`."""
         if code == self.turn_code:
             return Resolution(menu=self.private_menu(view, legal))
-        return _enumerated_resolve(code, legal, self.describe)
+        return _enumerated_resolve(code, legal, lambda a: self.label(a, view))
+
+    def with_text(self, code: str, view: View, legal: Sequence[Action], text: str) -> Action:
+        """The action a text form (a modal opened for ``code``) plays with the words the
+        player wrote. Raises :class:`UnknownChoice`."""
+        resolution = self.resolve(code, view, legal)
+        if resolution.action is None:
+            raise UnknownChoice()
+        return resolution.action.model_copy(update={"text": text})
+
+    # -- the private hand message (games whose seats see more than the public) --------
+
+    def hand_text(self, info: Any, view: View, legal: Sequence[Action],
+                  news: Sequence[str]) -> str:
+        """The words of a seat's hand message, from its OWN view only. ``info`` is the
+        table (:class:`bot.tables.TableInfo`); ``news`` the seat's latest private lines."""
+        from renderers.text import generic_board
+
+        seat = view.seat if view.seat is not None else -1
+        name = next((s.name for s in info.seats if s.index == seat), f"Seat {seat + 1}")
+        lines = [f"**{info.game_name} — {name}'s hand** (table in <#{info.channel_id}>)",
+                 generic_board(view)[:1200]]
+        if news:
+            lines.append("**Latest:** " + " ".join(news[-3:]))
+        if getattr(info, "status", None) is not None and info.status.value != "playing":
+            lines.append(info.outcome_text or "This table is closed.")
+        elif legal:
+            lines.append("**Your move:** choose below.")
+        else:
+            lines.append("Not your move right now: your choices appear here when it is.")
+        return "\n".join(lines)
+
+    def hand_menus(self, view: View, legal: Sequence[Action]) -> list[Menu]:
+        """The seat's own choices on its hand message: up to five rows."""
+        if not legal:
+            return []
+        return [self.private_menu(view, legal)]
+
+    def hand_picture_key(self, view: View) -> Any:
+        """What the private picture shows: it is drawn again only when this changes."""
+        return view.model_dump(mode="json")
+
+    def table_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """The options typed at ``/table new``, in the game's terms (lists written on
+        one line, the house defaults filled in). Raises UserError."""
+        return options
+
+    def is_alert(self, line: str) -> bool:
+        """Whether a private line must be noticed (a new DM rather than an edit)."""
+        return False
 
 
 class GenericUI(GameUI):
     """The fallback adapter for games without their own."""
 
 
-def _enumerated_menu(prompt: str, legal: Sequence[Action], describe: Describe) -> Menu:
+def _enumerated_menu(prompt: str, legal: Sequence[Action],
+                     describe: Callable[[Action], str]) -> Menu:
     # Indexes into the legal list are safe to publish: the clicker's own legal list is
     # only shown to them, and the version in the custom_id pins the list they saw.
     choices = tuple(
@@ -144,7 +213,8 @@ def _enumerated_menu(prompt: str, legal: Sequence[Action], describe: Describe) -
     return Menu(prompt=prompt, choices=choices, as_select=len(choices) > 5)
 
 
-def _enumerated_resolve(code: str, legal: Sequence[Action], describe: Describe) -> Resolution:
+def _enumerated_resolve(code: str, legal: Sequence[Action],
+                        describe: Callable[[Action], str]) -> Resolution:
     if code.startswith("a") and code[1:].isdigit():
         index = int(code[1:])
         if index < len(legal):
@@ -155,3 +225,18 @@ def _enumerated_resolve(code: str, legal: Sequence[Action], describe: Describe) 
 
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def generic_label(action: BaseModel) -> str:
+    """``take n=2``: the action's kind and fields (a game without labels of its own).
+
+    >>> from engines.core import Action
+    >>> class Take(Action):
+    ...     kind: str = "take_stones"
+    ...     n: int = 2
+    >>> generic_label(Take())
+    'take stones n=2'
+    """
+    data = action.model_dump(mode="json")
+    kind = str(data.pop("kind", type(action).__name__)).replace("_", " ")
+    return (kind + " " + " ".join(f"{k}={v}" for k, v in data.items() if v is not None)).strip()

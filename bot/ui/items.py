@@ -4,7 +4,7 @@ Both are :class:`discord.ui.DynamicItem` s: discord.py matches a click's custom_
 against their template, rebuilds the item from it and calls its callback, with no
 in-memory view needed, so buttons keep working after a restart (the table state is
 in the store). The callback hands ``(table id, version, code)`` to the client's
-turn controller (:class:`bot.ui.turns.TurnController`), which does every check.
+turn controller (:class:`bot.turns.TurnController`), which does every check.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import discord
 from bot.ui.adapter import Choice, Menu
 from bot.ui.ids import BUTTON_TEMPLATE, SELECT_TEMPLATE, ButtonId, SelectId
 
-__all__ = ["ClickHandler", "GameButton", "GameSelect", "build_view"]
+__all__ = ["ClickHandler", "GameButton", "GameSelect", "build_panel", "build_view"]
 
 _STYLES = {
     "primary": discord.ButtonStyle.primary,
@@ -174,3 +174,22 @@ def build_view(menu: Menu | None, table_id: str, version: int) -> discord.ui.Vie
             button.item.row = index // 5
         view.add_item(button)
     return view
+
+
+def build_panel(menus: list[Menu], table_id: str, version: int) -> discord.ui.View | None:
+    """Several menus as one message's components: one row each (buttons or a select),
+    five rows at most (a hand message's choices)."""
+    view = discord.ui.View(timeout=None)
+    for row, menu in enumerate(menus[:5]):
+        if not menu.choices:
+            continue
+        if menu.as_select:
+            select = GameSelect.from_menu(menu, table_id, version)
+            select.item.row = row
+            view.add_item(select)
+            continue
+        for choice in menu.choices[:5]:
+            button = GameButton.from_choice(choice, table_id, version)
+            button.item.row = row
+            view.add_item(button)
+    return view if view.children else None

@@ -63,6 +63,9 @@ ALLOWED_CALLBACKS = {
 }
 
 
+NONCE_WINDOW = 300.0
+"""Seconds within which Discord answers a repeated nonce with the earlier message."""
+
 class InteractionFailed(AssertionError):
     """The bot did not answer an interaction in time: the user saw "This interaction failed"."""
 
@@ -184,6 +187,9 @@ class Emulator:
         self.guilds: dict[int, Guild] = {}
         self.channels: dict[int, Channel] = {}
         self.messages: dict[int, Message] = {}
+        self.nonces: dict[tuple[int, str], tuple[Message, float]] = {}
+        self.nonce_hits = 0
+        """Sends answered with an earlier message because of ``enforce_nonce``."""
         self.ephemerals: dict[int, list[Message]] = {}
         self.interactions: dict[int, Interaction] = {}
         self._by_token: dict[str, Interaction] = {}
@@ -1107,6 +1113,8 @@ class Emulator:
                 "embeds": msg.embeds,
                 "components": msg.components,
                 "attachments": [a.filename for a in msg.attachments],
+                # The files themselves: a picture replaced by an edit was still seen.
+                "files": list(msg.attachments),
             }
         )
         msg.content, msg.embeds, msg.components = content, embeds, components
@@ -1143,7 +1151,21 @@ class Emulator:
         payload = req.json or {}
         flags = limits.validate_message(payload, [(f, d) for f, d, _ in req.files], where="channel")
         self._check_can_send(channel)
-        return self._new_message(channel, payload, req.files, flags=flags).to_api(self.base_url)
+        nonce = payload.get("nonce")
+        if nonce is not None and (not isinstance(nonce, (str, int)) or len(str(nonce)) > 25):
+            raise ApiError(400, limits.INVALID_FORM_BODY, "Invalid Form Body (nonce)")
+        key = (channel.id, str(nonce))
+        if nonce is not None and payload.get("enforce_nonce"):
+            # Discord: a nonce seen from the same author in the past few minutes returns
+            # that message instead of creating a second one.
+            seen = self.nonces.get(key)
+            if seen is not None and time.monotonic() - seen[1] < NONCE_WINDOW:
+                self.nonce_hits += 1
+                return seen[0].to_api(self.base_url)
+        msg = self._new_message(channel, payload, req.files, flags=flags)
+        if nonce is not None:
+            self.nonces[key] = (msg, time.monotonic())
+        return msg.to_api(self.base_url)
 
     def _channel_message(self, req: Req) -> Message:
         channel = self._channel(req)

@@ -1,38 +1,35 @@
-"""Registry of per-game UI adapters (see :mod:`bot.ui.adapter`).
-
-A new game plugs into Discord by adding ``bot/ui/games/<game>.py`` with a
-:class:`~bot.ui.adapter.GameUI` subclass and one line below; a game without a line
-gets :class:`~bot.ui.adapter.GenericUI`.
-"""
+"""The per-game UI adapters (see :mod:`bot.ui.adapter`), found through each game's
+declaration (``GameSpec.ui``); a game without one gets :class:`GenericUI`."""
 
 from __future__ import annotations
 
-import importlib
 import logging
 
-from bot.ui.adapter import Describe, GameUI, GenericUI
+from bot.ui.adapter import GameUI, GenericUI
+from engines.catalog import resolve, spec
 
 __all__ = ["get_ui"]
 
 log = logging.getLogger(__name__)
 
-# game id -> "module:Class", imported lazily so one broken adapter cannot stop the others.
-_ADAPTERS: dict[str, str] = {
-    "fairy-tale-inn": "bot.ui.games.fairy_tale_inn:FairyTaleInnUI",
-    "treasure": "bot.ui.games.treasure:TreasureUI",
-    "winter-tales": "bot.ui.games.winter_tales:WinterUI",
-}
+_cache: dict[str, GameUI] = {}
 
 
-def get_ui(game_id: str, describe: Describe = repr) -> GameUI:
-    """The UI adapter of ``game_id`` (the generic one if the game has none)."""
-    target = _ADAPTERS.get(game_id)
-    if target is None:
-        return GenericUI(describe=describe)
-    module_name, _, class_name = target.partition(":")
+def get_ui(game_id: str) -> GameUI:
+    """The UI adapter of ``game_id`` (the generic one if the game has none, or if its
+    own does not load: the game stays playable with the generic menus)."""
     try:
-        cls = getattr(importlib.import_module(module_name), class_name)
-    except Exception:  # a broken adapter: the game stays playable with the generic menus
-        log.exception("UI adapter %s does not load; using the generic one", target)
-        return GenericUI(describe=describe)
-    return cls(describe=describe)
+        target = spec(game_id).ui
+    except KeyError:
+        target = None
+    key = f"{game_id}:{target}"
+    ui = _cache.get(key)
+    if ui is None:
+        ui = GenericUI()
+        if target is not None:
+            try:
+                ui = resolve(target)()
+            except Exception:
+                log.exception("UI adapter %s does not load; using the generic one", target)
+        _cache[key] = ui
+    return ui

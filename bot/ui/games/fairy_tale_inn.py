@@ -41,6 +41,23 @@ def _cost_text(cost: int) -> str:
 class FairyTaleInnUI(GameUI):
     game_id: ClassVar[str] = "fairy-tale-inn"
 
+    def label(self, action: Action, view: View | None = None) -> str:
+        """"Take Jack (slot 3, free) -> column 2" and friends."""
+        a: Any = action
+        kind = getattr(a, "kind", None)
+        if kind == "drop" and view is not None:
+            slot = next((s for s in self._slots(view) if s.slot == a.slot), None)
+            if slot is not None and slot.name is not None:
+                return f"Take {slot.name} (slot {slot.slot}, {_cost_text(slot.cost)}) -> " \
+                       f"column {a.column}"
+        if kind == "rat":
+            return f"Drop the Rat into column {a.column}"
+        if kind == "extra_turn":
+            return "Pay for an extra turn"
+        if kind == "end_turn":
+            return "End your turn (no extra turn)"
+        return super().label(action, view)
+
     # -- helpers ---------------------------------------------------------------
 
     @staticmethod

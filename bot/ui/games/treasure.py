@@ -52,6 +52,27 @@ def _rc(letter: str, digit: str) -> tuple[int, int]:
 class TreasureUI(GameUI):
     game_id: ClassVar[str] = "treasure"
 
+    def label(self, action: Action, view: View | None = None) -> str:
+        """A short label for buttons and menus.
+
+        >>> from engines.treasure import Slide
+        >>> TreasureUI().label(Slide(row=1, col=2, direction="left"))
+        'Slide the tile on B3 left'
+        """
+        a: Any = action
+        kind = getattr(a, "kind", None)
+        if kind == "slide":
+            return f"Slide the tile on {_square(a.row, a.col)} {a.direction}"
+        if kind == "green":
+            return f"Turn the tile on {_square(a.row, a.col)} green"
+        if kind == "step":
+            return f"Step {a.direction}"
+        if kind == "stay":
+            return "Stay where you are"
+        if kind == "stop":
+            return "Stop sliding"
+        return super().label(action, view)
+
     # -- helpers ---------------------------------------------------------------
 
     @staticmethod

@@ -28,7 +28,8 @@ from typing import Any, ClassVar
 from bot.ui.adapter import Choice, GameUI, Menu, Resolution, UnknownChoice
 from engines.core import Action, View
 
-__all__ = ["TEXT_KINDS", "WinterUI", "action_label", "decision_prompt", "thing_name"]
+__all__ = ["TEXT_KINDS", "WinterUI", "action_label", "card_number", "decision_prompt",
+           "hand_text", "thing_name"]
 
 TEXT_KINDS = frozenset({"play_card", "tell", "use_artefact"})
 """Actions told with a sentence: a button for one opens the narration modal first."""
@@ -69,6 +70,7 @@ _KIND_WORDS = {
 }
 
 _SIDE = {"spring": "🌸 Spring", "winter": "❄️ Winter"}
+_SIDE_WORD = _SIDE
 
 
 def _content() -> Any:
@@ -224,8 +226,140 @@ def decision_prompt(view: View | None, legal: Sequence[Action]) -> str:
     return "Your choice:"
 
 
+def hand_text(info: Any, view: Any, legal: Sequence[Action], news: Sequence[str]) -> str:
+    """The words of a seat's hand message (its own view only)."""
+    seat = view.seat
+    name = next((s.name for s in info.seats if s.index == seat), f"Seat {seat + 1}")
+    faction = str(view.factions[seat]).capitalize()
+    head = f"**Winter Tales — {name}'s hand** (table in <#{info.channel_id}>) · {faction}"
+    if view.arbiter == seat:
+        head += " · Story Arbiter"
+    lines = [head]
+    hand = view.hand or []
+    limit = _content().setup.hand_limit
+    lines.append(f"**Story cards ({len(hand)}/{limit}):**" if hand else "**No Story cards.**")
+    for card in hand:
+        lines.append(f"• {card_number(card.id)}**{card.title}** — "
+                     f"{_SIDE_WORD['spring']}: {card.spring} · "
+                     f"{_SIDE_WORD['winter']}: {card.winter}")
+    mine = [o for o in view.objectives if o.seat == seat]
+    for o in mine:
+        state = "completed" if o.completed else "revealed" if o.revealed else "secret"
+        places = ", ".join(_place(p) for p in o.locations)
+        lines.append(f"**Objective ({state}):** {o.title}" + (f" — {places}" if places else ""))
+    if view.trap_hidden:
+        hidden = ", ".join(f"{_card_title(c)} ({s})" for c, s in view.trap_hidden)
+        lines.append(f"**Hidden under your character (Trap):** {hidden}")
+    # What a DM alert said (the X-card notice, a retell asked) must also be here: with
+    # closed DMs this message, shown by /winter hand, is the only place it can be read.
+    mine_hidden = [f"#{e.n}" for e in view.transcript if e.hidden and e.seat == seat]
+    if mine_hidden:
+        lines.append(f"**To retell:** your passage {', '.join(mine_hidden)} is hidden until "
+                     "you tell it another way with `/winter retell`.")
+    if view.arbiter == seat:
+        others_hidden = [f"#{e.n}" for e in view.transcript if e.hidden and e.seat != seat]
+        if others_hidden:
+            lines.append(f"**Story Arbiter:** passage {', '.join(others_hidden)} is hidden "
+                         "(the X-card, or a retell you asked) until its teller retells it.")
+    if news:
+        lines.append("**Latest:** " + " ".join(news[-3:]))
+    if info.status.value == "finished":
+        lines.append(f"**The story is over.** {info.outcome_text or ''}")
+    elif info.status.value == "aborted":
+        lines.append("**This table was closed.**")
+    elif legal:
+        lines.append(f"**Your move:** {decision_prompt(view, legal)}")
+    else:
+        lines.append("Not your move right now: your choices appear here when it is.")
+    text = "\n".join(lines)
+    return _clip(text, 2000)
+
+
+def card_number(card_id: str) -> str:
+    """``story_60`` -> ``#60 `` (the number printed on the hand picture), else empty."""
+    tail = card_id.rsplit("_", 1)[-1]
+    return f"#{int(tail)} " if tail.isdigit() else ""
+
+
+def _place(space: str) -> str:
+    try:
+        return str(_content().map.space(space).name)
+    except (KeyError, ValueError):
+        return space
+
+
+def _card_title(card: str) -> str:
+    try:
+        return str(_content().story_card(card).title)
+    except (KeyError, ValueError):
+        return card
+
+
+
 class WinterUI(GameUI):
     game_id: ClassVar[str] = "winter-tales"
+    text_kinds: ClassVar[frozenset[str]] = TEXT_KINDS
+    unpinned_forms: ClassVar[frozenset[str]] = frozenset({"tell"})
+
+    def label(self, action: Action, view: View | None = None) -> str:
+        return action_label(action, view)
+
+    # -- the hand message ----------------------------------------------------------
+
+    def hand_text(self, info: Any, view: View, legal: Sequence[Action],
+                  news: Sequence[str]) -> str:
+        return hand_text(info, view, legal, news)
+
+    def hand_menus(self, view: View, legal: Sequence[Action]) -> list[Menu]:
+        return self.panels(view, legal)
+
+    def hand_picture_key(self, view: View) -> Any:
+        """The picture shows the Story cards and the seat's own Objectives only."""
+        v: Any = view
+        return [[c.id for c in v.hand or []],
+                [o.model_dump(mode="json") for o in v.objectives if o.seat == v.seat]]
+
+    def table_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """``lines`` and ``veils`` may be written ``lines='no spiders; no gore'`` (``none``
+        for no list); when left out the table uses the house lines and veils of the
+        rulebook's safety section.
+
+        >>> WinterUI().table_options({"power": True, "lines": "spiders; gore",
+        ...                           "veils": "none"})
+        {'power': True, 'lines': ['spiders', 'gore'], 'veils': []}
+        """
+        opts = dict(options)
+        safety = _content().setup.safety
+        for key, default in (("lines", safety.lines), ("veils", safety.veils)):
+            opts[key] = _as_list(opts[key]) if key in opts else list(default)
+        return opts
+
+    def is_alert(self, line: str) -> bool:
+        """The X-card notice to the Arbiter and a request to retell must be noticed."""
+        notice = _content().setup.safety.x_card_private_notice[:40]
+        return line.startswith((notice, "The Story Arbiter asks you to retell"))
+
+    def form_title(self, code: str) -> str | None:
+        """Tell, and every choice told with a sentence (``t<i>``), open a text form."""
+        if code == "tell":
+            return "Tell the story"
+        if code.startswith("t") and code[1:].isdigit():
+            return "Tell this moment of the story"
+        return None
+
+    def with_text(self, code: str, view: View, legal: Sequence[Action], text: str) -> Action:
+        """The Tell form: the Tell part of the rules when one is due, else words added
+        to the story out of turn (Golden Rule 1); any other code: its action, told."""
+        if code == "tell":
+            tell = next((a for a in legal if getattr(a, "kind", "") == "tell"), None)
+            if tell is not None:
+                return tell.model_copy(update={"text": text})
+            from engines.winter_tales.state import Narrate
+
+            return Narrate(text=text)
+        if code.startswith("t") and code[1:].isdigit() and int(code[1:]) < len(legal):
+            return legal[int(code[1:])].model_copy(update={"text": text})
+        return super().with_text(code, view, legal, text)
 
     # -- public ----------------------------------------------------------------
 
@@ -289,13 +423,14 @@ class WinterUI(GameUI):
             style, emoji = "primary", "✍️"
         elif kind in ("battle", "trap", "start_quest"):
             style = "danger" if kind != "start_quest" else "success"
-        return Choice(f"a{index}", _clip(action_label(action, view), 80), style=style,
+        return Choice(_code(index, action), _clip(action_label(action, view), 80), style=style,
                       emoji=emoji)
 
     def _kind_select(self, kind: str, items: list[tuple[int, Action]], view: View) -> Menu:
         word = _KIND_WORDS.get(kind, kind)
         if len(items) <= 25:
-            choices = tuple(Choice(f"a{i}", _clip(action_label(a, view), 100)) for i, a in items)
+            choices = tuple(Choice(_code(i, a), _clip(action_label(a, view), 100))
+                            for i, a in items)
         else:
             groups = _groups(items)
             choices = tuple(Choice(f"g{kind}.{j}", _clip(label, 100))
@@ -308,7 +443,7 @@ class WinterUI(GameUI):
         if not legal:
             return Menu(prompt="Nothing to decide right now.", choices=())
         if len(legal) <= 25:
-            choices = tuple(Choice(f"a{i}", _clip(action_label(a, view), 100))
+            choices = tuple(Choice(_code(i, a), _clip(action_label(a, view), 100))
                             for i, a in enumerate(legal))
             return Menu(prompt=decision_prompt(view, legal), choices=choices,
                         as_select=len(choices) > 5)
@@ -326,10 +461,14 @@ class WinterUI(GameUI):
     def resolve(self, code: str, view: View, legal: Sequence[Action]) -> Resolution:
         if code == self.turn_code:
             return Resolution(menu=self.private_menu(view, legal))
-        if code.startswith("a") and code[1:].isdigit():
+        if code == "tell":
+            return Resolution(form="Tell the story")
+        if code[:1] in ("a", "t") and code[1:].isdigit():
             index = int(code[1:])
             if index < len(legal):
                 action = legal[index]
+                if getattr(action, "kind", "") in TEXT_KINDS:
+                    return Resolution(form=_clip(action_label(action, view), 45))
                 return Resolution(action=action,
                                   done_text=f"Done: {action_label(action, view)}.")
             raise UnknownChoice()
@@ -340,7 +479,7 @@ class WinterUI(GameUI):
             if not j.isdigit() or int(j) >= len(groups):
                 raise UnknownChoice()
             label, members = groups[int(j)]
-            choices = tuple(Choice(f"a{i}", _clip(action_label(a, view), 100))
+            choices = tuple(Choice(_code(i, a), _clip(action_label(a, view), 100))
                             for i, a in members)
             return Resolution(menu=Menu(prompt=f"{_KIND_WORDS.get(kind, kind)}: {label}",
                                         choices=choices, as_select=len(choices) > 5))
@@ -350,7 +489,7 @@ class WinterUI(GameUI):
             if not items:
                 raise UnknownChoice()
             if len(items) <= 25:
-                choices = tuple(Choice(f"a{i}", _clip(action_label(a, view), 100))
+                choices = tuple(Choice(_code(i, a), _clip(action_label(a, view), 100))
                                 for i, a in items)
             else:
                 choices = tuple(Choice(f"g{kind}.{j}", _clip(label, 100))
@@ -358,6 +497,22 @@ class WinterUI(GameUI):
             return Resolution(menu=Menu(prompt=f"{_KIND_WORDS.get(kind, kind)}:",
                                         choices=choices, as_select=len(choices) > 5))
         raise UnknownChoice()
+
+
+def _code(index: int, action: Action) -> str:
+    """``a<i>`` plays legal action ``i``; ``t<i>`` opens the narration form for it first
+    (a choice told with a sentence), so the click can open the form at once."""
+    return f"{'t' if getattr(action, 'kind', '') in TEXT_KINDS else 'a'}{index}"
+
+
+def _as_list(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    text = str(value).strip()
+    if text.lower() in ("", "none", "no", "false"):
+        return []
+    parts = text.replace("|", ";").split(";")
+    return [p.strip() for p in parts if p.strip()]
 
 
 def _groups(items: list[tuple[int, Action]]) -> list[tuple[str, list[tuple[int, Action]]]]:

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.tables import NoTable, TableInfo, TableService, TableStatus
+from bot.replies import display_name
+from bot.tables import NoTable, TableInfo, TableService, TableStatus, UserError
 from bot.ui.adapter import Choice, Menu
 from bot.ui.items import build_view
 
@@ -50,8 +51,6 @@ def lobby_view(info: TableInfo, ai_levels: list[str] | None = None) -> discord.u
 
 
 def _name(user: discord.abc.User) -> str:
-    from bot.cogs.common import display_name
-
     return display_name(user)
 
 
@@ -102,7 +101,7 @@ class LobbyClicks:
                     "That button is not known any more.", ephemeral=True
                 )
                 return
-        except ValueError as exc:  # TableError: who may do what, full tables...
+        except UserError as exc:  # TableError: who may do what, full tables...
             await interaction.response.send_message(str(exc), ephemeral=True)
             return
         if info.status is TableStatus.ABORTED:
@@ -120,7 +119,7 @@ class LobbyClicks:
         # Checks first (host, enough players): a refusal is private and changes nothing.
         try:
             info = await self.service.status(channel)
-        except ValueError as exc:
+        except UserError as exc:
             await interaction.response.send_message(str(exc), ephemeral=True)
             return
         if info.host_id != interaction.user.id:
@@ -131,16 +130,16 @@ class LobbyClicks:
         await interaction.response.defer()
         try:
             outbox = await self.service.start(channel, interaction.user.id)
-        except ValueError as exc:
+        except UserError as exc:
             await interaction.followup.send(str(exc), ephemeral=True)
             return
-        snapshot = await self.delivery.capture(outbox)
+        self.delivery.expect(outbox)
         self.delivery.forget_lobby(info.id)  # this very message is being closed here
         with contextlib.suppress(discord.HTTPException):
             await interaction.edit_original_response(
                 content=f"{info.game_name}: the game has started.", view=None
             )
-        posted = await self.delivery.deliver(outbox, interaction=interaction, snapshot=snapshot)
+        posted = await self.delivery.deliver(outbox, interaction=interaction)
         if not posted:
             with contextlib.suppress(discord.HTTPException):
                 await interaction.followup.send(CANNOT_POST, ephemeral=True)

@@ -1,0 +1,45 @@
+"""How the bot answers a person privately, and what it says when the fault is ours.
+
+Only a :class:`~engines.core.UserError` carries words written for players; any other
+exception is a fault of ours: it is logged with a short reference, and the person gets
+a plain apology quoting that reference (no internal detail ever reaches them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import secrets
+from typing import Any
+
+import discord
+
+__all__ = ["INTERNAL_ERROR", "apology", "display_name", "private"]
+
+log = logging.getLogger("fabletop.errors")
+
+INTERNAL_ERROR = "Something went wrong on my side; nothing was changed. Please try again."
+
+
+def apology(error: BaseException, what: str) -> str:
+    """Log a fault of ours with a short reference, and the plain apology quoting it
+    (the user sees no internal detail, the operator finds the traceback)."""
+    ref = secrets.token_hex(3)
+    log.error("%s failed [ref %s]", what, ref, exc_info=error)
+    return f"{INTERNAL_ERROR} (Reference {ref}.)"
+
+
+async def private(interaction: discord.Interaction, text: str, **kwargs: Any) -> None:
+    """An ephemeral answer whether or not the interaction was answered already."""
+    with contextlib.suppress(discord.HTTPException):
+        if interaction.response.is_done():
+            await interaction.followup.send(text[:2000], ephemeral=True, **kwargs)
+        else:
+            await interaction.response.send_message(text[:2000], ephemeral=True, **kwargs)
+
+
+def display_name(user: discord.abc.User) -> str:
+    """A readable seat name (mentions and markdown stripped: names end up in images)."""
+    name = getattr(user, "display_name", None) or user.name
+    name = discord.utils.escape_mentions(discord.utils.remove_markdown(name)).strip()
+    return name[:32] or f"Player {str(user.id)[-4:]}"

@@ -1,0 +1,106 @@
+"""The AI runner: AI seats play through :meth:`PlayPart.play`, like any client.
+
+One background task per table runs while an AI seat is to act. The agent thinks in a
+worker thread on a private copy of the state (it must not block the event loop, and it
+sees only what its seat may see: search agents determinise first). Its choice is then
+played with the version it thought about; if the table moved on meanwhile (a human
+step, a handover, an abort) the choice is dropped and the loop looks again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from bot.tables.errors import NoTable, StaleVersion, TableError
+from bot.tables.live import Table
+from bot.tables.models import Outbox, TableStatus
+from bot.tables.play import PlayPart
+from engines.core import Action, GameError, IllegalAction, Rng
+
+__all__ = ["AIPart"]
+
+log = logging.getLogger("fabletop.tables")
+
+AI_SALT = 0xA1_C0FFEE
+
+
+class AIPart(PlayPart):
+    """AI seats of :class:`bot.tables.TableService`."""
+
+    replaced_choices = 0
+    """How many AI choices the engine refused and a random legal move replaced (a bug
+    in an agent if ever above zero; tests assert it)."""
+
+    def _kick_ai(self, t: Table) -> None:
+        """Start the AI loop of a table if an AI seat is to act and none is running."""
+        if self._closed or t.status is not TableStatus.PLAYING:
+            return
+        if t.ai_task is not None and not t.ai_task.done():
+            return
+        if not any(t.seats[s].is_ai for s in t.to_act() if s < len(t.rec.seats)):
+            return
+        task = asyncio.get_running_loop().create_task(self._ai_loop(t), name=f"ai-{t.rec.id}")
+        t.ai_task = task
+        self._ai_tasks.add(task)
+        task.add_done_callback(self._ai_tasks.discard)
+
+    async def _ai_loop(self, t: Table) -> None:
+        while not self._closed:
+            async with t.lock:
+                try:
+                    await self._refresh(t)
+                except NoTable:
+                    return
+                if t.status is not TableStatus.PLAYING or t.state is None:
+                    return
+                ai_seats = [s for s in t.to_act() if t.seats[s].is_ai]
+                if not ai_seats:
+                    return
+                seat = ai_seats[0]
+                level = t.seats[seat].ai_level or ""
+                version = t.rec.version
+                snapshot = t.game.copy_state(t.state)
+            if self.ai_delay:
+                await asyncio.sleep(self.ai_delay)
+            rng = Rng.from_seed((t.rec.seed ^ AI_SALT) + version * 7919 + seat)
+            action: Action | None
+            try:
+                agent = self.agents.get(t.rec.game_id, level)
+                action = await asyncio.to_thread(agent.choose, t.game, snapshot, seat, rng)
+            except Exception:
+                log.exception("AI %s failed at table %s; playing a random legal move",
+                              level, t.rec.id)
+                action = None
+            try:
+                outbox = await self._play_choice(t, seat, level, version, action, rng)
+            except (StaleVersion, NoTable):
+                continue  # the table moved on while the agent thought: look again
+            except (GameError, TableError):
+                log.exception("AI move refused at table %s", t.rec.id)
+                return
+            if outbox is None:
+                return
+            await self._emit(outbox)
+
+    async def _play_choice(self, t: Table, seat: int, level: str, version: int,
+                           action: Action | None, rng: Rng) -> Outbox | None:
+        async with t.lock:
+            await self._refresh(t)
+            if t.rec.version != version or not t.seats[seat].is_ai:
+                raise StaleVersion()
+            if action is not None:
+                try:
+                    # The engine decides what is legal (a narrated choice is legal when
+                    # the same choice without its text is): never a list comparison.
+                    return await self._play(t, seat, None, action, version)
+                except IllegalAction:
+                    self.replaced_choices += 1
+                    log.error("AI %s chose an illegal move at table %s: %r", level,
+                              t.rec.id, action)
+            assert t.state is not None
+            legal = t.game.legal_actions(t.state, seat)
+            if not legal:
+                log.error("AI seat %d has no legal move at table %s", seat + 1, t.rec.id)
+                return None
+            return await self._play(t, seat, None, rng.choice(legal), version)

@@ -1,0 +1,111 @@
+"""The table service's errors: each one a :class:`engines.core.UserError` whose text is
+written for the person who caused it."""
+
+from __future__ import annotations
+
+from engines import core
+from engines.core import UserError
+
+__all__ = [
+    "AlreadyHasTable",
+    "AlreadySeated",
+    "BadOptions",
+    "BadSeat",
+    "NoTable",
+    "NotEnoughPlayers",
+    "NotHost",
+    "NotInLobby",
+    "NotPlaying",
+    "NotSeated",
+    "NotYourTurn",
+    "StaleVersion",
+    "TableError",
+    "TableFull",
+    "UnknownAILevel",
+    "UnknownGame",
+    "UserError",
+]
+
+
+class TableError(UserError):
+    """Base of every service error; ``str(exc)`` is a plain-English message for the user.
+
+    Engine errors (:class:`engines.core.GameError`: IllegalAction, GameOver, ...) raised
+    by the game pass through unchanged; both are :class:`engines.core.UserError` s, the
+    one kind of error a front end shows to the user as it is.
+    """
+
+    default_message = "That cannot be done at this table."
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message or self.default_message)
+
+
+class NoTable(TableError):
+    default_message = "There is no table in this channel. Start one with /table new."
+
+
+class AlreadyHasTable(TableError):
+    default_message = (
+        "This channel already has a table. Join it with /table join, or ask the host "
+        "to abort it first."
+    )
+
+
+class UnknownGame(TableError):
+    default_message = "There is no game by that name."
+
+
+class BadOptions(TableError):
+    default_message = "Those table options are not valid."
+
+
+class NotSeated(TableError):
+    default_message = "You do not have a seat at this table."
+
+
+class AlreadySeated(TableError):
+    default_message = "You already have a seat at this table."
+
+
+class NotHost(TableError):
+    default_message = "Only the host of this table can do that."
+
+
+class TableFull(TableError):
+    default_message = "This table is full."
+
+
+class NotInLobby(TableError):
+    default_message = "The game at this table has already started."
+
+
+class NotPlaying(TableError):
+    default_message = "There is no game in progress at this table."
+
+
+class NotEnoughPlayers(TableError):
+    default_message = "There are not enough players to start."
+
+
+class BadSeat(TableError):
+    default_message = "There is no such seat at this table."
+
+
+class UnknownAILevel(TableError):
+    default_message = "There is no AI player of that level for this game."
+
+
+class NotYourTurn(TableError, core.NotYourTurn):
+    """Both a TableError and the engine's NotYourTurn (catch either)."""
+
+    default_message = "It is not your turn."
+
+
+class StaleVersion(TableError, core.StaleVersion):
+    """Both a TableError and the engine's StaleVersion (catch either)."""
+
+    default_message = (
+        "This button is from an older turn; the table has moved on. "
+        "Use the latest message in the channel."
+    )

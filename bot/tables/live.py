@@ -1,0 +1,332 @@
+"""The live tables: the in-process cache, each table's lock, and the store writes.
+
+Every operation of the service goes through :meth:`ServiceBase._locked`: it finds the
+table (in the cache, else in the store: another process may have made it), takes the
+table's lock and reads the table's row once, so a process never acts on a state
+another process has moved on from. Writes are conditional on the version that was
+read (:meth:`ServiceBase._save`); the store refuses a second commit of one version.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from bot.store import Store, TableRecord, VersionConflict
+from bot.tables.agents import AgentProvider, EngineAgents
+from bot.tables.errors import NoTable, StaleVersion, TableError, UnknownGame
+from bot.tables.models import (
+    ChannelOrTable,
+    Clock,
+    Listener,
+    Outbox,
+    SeatInfo,
+    TableInfo,
+    TableStatus,
+)
+from bot.tables.texts import outcome_text, status_text
+from engines import game_ids, get_game
+from engines.core import Game, GameState, Seat, View
+
+__all__ = ["ServiceBase", "Table"]
+
+log = logging.getLogger("fabletop.tables")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(eq=False)
+class Table:
+    """A loaded table: its stored record, the game object and (when playing) the state.
+
+    ``rec`` and ``state`` are replaced only after a successful store write, so a failed
+    operation leaves both untouched."""
+
+    rec: TableRecord
+    game: Game
+    state: GameState | None = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    ai_task: asyncio.Task[None] | None = None
+    views_key: tuple[Any, ...] | None = None
+    views: dict[Seat | None, View] = field(default_factory=dict)
+    """The public view (key ``None``) and each human seat's view at ``views_key``
+    (version, seat holders): the "after" of one move is the "before" of the next, so
+    views are built once per move."""
+
+    @property
+    def status(self) -> TableStatus:
+        return TableStatus(self.rec.status)
+
+    @property
+    def seats(self) -> list[SeatInfo]:
+        return [SeatInfo(**s) for s in self.rec.seats]
+
+    def seat_of(self, user_id: int) -> SeatInfo | None:
+        return next((s for s in self.seats if s.user_id == user_id), None)
+
+    def name(self, seat: Seat) -> str:
+        for s in self.rec.seats:
+            if s["index"] == seat:
+                return str(s["name"])
+        return f"Seat {seat + 1}"
+
+    def to_act(self) -> list[Seat]:
+        if self.status is not TableStatus.PLAYING or self.state is None:
+            return []
+        return list(self.game.to_act(self.state))
+
+
+def seat_dict(index: int, name: str, user_id: int | None, ai_level: str | None) -> dict[str, Any]:
+    return {"index": index, "name": name, "user_id": user_id, "ai_level": ai_level}
+
+
+def clean_name(name: str, fallback: str) -> str:
+    name = " ".join(str(name or "").split())[:64]
+    return name or fallback
+
+
+def options_error(game: Game, exc: Exception) -> str:
+    """A plain-English message from a pydantic ValidationError (or anything else)."""
+    cause = exc.__cause__ if exc.__cause__ is not None else exc
+    if isinstance(cause, ValidationError):
+        parts = []
+        for err in cause.errors():
+            where = ".".join(str(p) for p in err.get("loc", ())) or "options"
+            if err.get("type") == "extra_forbidden":
+                known = ", ".join(game.Options.model_fields) or "none"
+                parts.append(f"unknown option '{where[:40]}' (options: {known})")
+            else:
+                parts.append(f"option '{where[:40]}': {str(err.get('msg', 'invalid'))[:200]}")
+        return f"Invalid options for {game.name}: " + "; ".join(parts[:5]) + "."
+    return str(exc)[:500] or f"Invalid options for {game.name}."
+
+
+def check_id(value: Any, what: str) -> None:
+    """Discord ids are positive integers; anything else is a front-end bug, refused."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63:
+        raise TableError(f"That is not a valid {what} id.")
+
+
+class ServiceBase:
+    """State and plumbing shared by the service's parts (lobby, play, AI, timers)."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Clock | None = None,
+        reminder_minutes: float = 10.0,
+        ai_delay: float = 0.0,
+        agents: AgentProvider | None = None,
+    ) -> None:
+        """``store`` is a :class:`bot.store.Store`; ``clock`` returns an aware UTC
+        datetime (injectable for tests); ``reminder_minutes`` is the default reminder
+        delay for new tables (0 = never); ``ai_delay`` seconds are waited before each
+        AI move so humans can follow (0 in tests); ``agents`` supplies AI players
+        (default :mod:`engines.agents`)."""
+        self.store = store
+        self.clock: Clock = clock or utcnow
+        self.default_reminder_minutes = float(reminder_minutes)
+        self.ai_delay = float(ai_delay)
+        self.agents: AgentProvider = agents or EngineAgents()
+        self._live: dict[str, Table] = {}
+        self._by_channel: dict[int, str] = {}
+        self._listeners: list[Listener] = []
+        self._create_lock = asyncio.Lock()
+        self._ai_tasks: set[asyncio.Task[None]] = set()
+        self._timer_tasks: set[asyncio.Task[None]] = set()
+        self._closed = False
+
+    # -- listeners -------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Register a callback for outboxes produced outside a request (AI moves,
+        reminders, timeouts). Returns an unsubscribe function."""
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    async def _emit(self, outbox: Outbox) -> None:
+        for listener in list(self._listeners):
+            try:
+                result = listener(outbox)
+                if inspect.isawaitable(result):
+                    await result
+            except Exception:
+                # A broken front end must not stop the table: the move is committed,
+                # and its durable outbox is delivered at the next start.
+                log.exception("listener failed for table %s", outbox.table_id)
+
+    # -- catalogue -------------------------------------------------------------
+
+    @staticmethod
+    def games() -> list[tuple[str, str]]:
+        """``(game_id, name)`` of every game that can be played (ones that load)."""
+        out = []
+        for game_id in game_ids():
+            try:
+                out.append((game_id, get_game(game_id).name))
+            except Exception:
+                log.exception("game %s does not load", game_id)
+        return out
+
+    def ai_levels(self, game_id: str) -> list[str]:
+        """AI levels available for a game, weakest first (empty if none)."""
+        return self.agents.levels(game_id)
+
+    def _game(self, game_id: str) -> Game:
+        try:
+            return get_game(game_id)
+        except Exception as exc:
+            known = ", ".join(name for _gid, name in self.games())
+            shown = str(game_id)[:40]
+            raise UnknownGame(f"There is no game called '{shown}'. Games: {known}.") from exc
+
+    # -- the cache and the locks ------------------------------------------------
+
+    async def _resolve(self, ref: ChannelOrTable) -> tuple[Table, bool]:
+        """The live table in a channel (``int``) or a table by id (``str``, any status),
+        and whether it was just read from the store. Tables this process has not seen
+        (made by another process sharing the store) are read from the store."""
+        if isinstance(ref, bool) or not isinstance(ref, (int, str)):
+            raise NoTable("That is not a channel or a table id.")
+        if isinstance(ref, int):
+            table_id = self._by_channel.get(ref)
+            if table_id is not None:
+                return self._live[table_id], False
+            rec = await self.store.live_table_in_channel(ref)
+            if rec is None:
+                raise NoTable()
+            return self._adopt(rec), True
+        if ref in self._live:
+            return self._live[ref], False
+        rec = await self.store.get_table(ref)
+        if rec is None:
+            raise NoTable(f"There is no table with id '{ref[:40]}'.")
+        return self._adopt(rec), True
+
+    def _adopt(self, rec: TableRecord) -> Table:
+        """A table read from the store; a live one joins the live maps."""
+        if rec.id in self._live:
+            return self._live[rec.id]
+        game = self._game(rec.game_id)
+        state = game.load_state(rec.state) if rec.state is not None else None
+        t = Table(rec=rec, game=game, state=state)
+        if t.status.live:
+            old = self._by_channel.get(rec.channel_id)
+            if old is not None and old != rec.id:
+                self._live.pop(old, None)  # that one ended elsewhere
+            self._live[rec.id] = t
+            self._by_channel[rec.channel_id] = rec.id
+        return t
+
+    async def _refresh(self, t: Table) -> None:
+        """Catch up with writes made by other processes sharing the store (no table
+        state may live only in one process's memory)."""
+        fresh = await self.store.get_table(t.rec.id)
+        if fresh is None:
+            self._forget(t)
+            raise NoTable(f"There is no table with id '{t.rec.id}'.")
+        self._absorb(t, fresh)
+
+    def _absorb(self, t: Table, fresh: TableRecord) -> None:
+        """Take a row just read from the store as the table's truth."""
+        if fresh == t.rec:  # the usual case: nobody else wrote (a plain field compare)
+            return
+        if fresh.state != t.rec.state or t.state is None:
+            t.state = t.game.load_state(fresh.state) if fresh.state is not None else None
+        t.rec = fresh
+        t.views_key = None
+        if not t.status.live:
+            self._forget(t)
+
+    @contextlib.asynccontextmanager
+    async def _locked(self, ref: ChannelOrTable) -> AsyncIterator[Table]:
+        """Resolve ``ref``, take the table's lock and bring it up to date: one read of
+        the table's row per operation."""
+        for attempt in range(2):
+            t, just_read = await self._resolve(ref)
+            async with t.lock:
+                if not just_read:
+                    await self._refresh(t)
+                # A channel whose table ended in another process may hold a newer one.
+                if isinstance(ref, int) and not t.status.live and attempt == 0:
+                    continue
+                yield t
+                return
+        raise NoTable()
+
+    def _forget(self, t: Table) -> None:
+        """Drop a table that is no longer live from the live maps (frees its channel)."""
+        self._live.pop(t.rec.id, None)
+        if self._by_channel.get(t.rec.channel_id) == t.rec.id:
+            del self._by_channel[t.rec.channel_id]
+
+    # -- writes ------------------------------------------------------------------
+
+    def _copy_rec(self, t: Table) -> TableRecord:
+        rec = replace(t.rec)
+        rec.seats = [dict(s) for s in t.rec.seats]
+        rec.options = dict(t.rec.options)
+        rec.settings = dict(t.rec.settings)
+        return rec
+
+    async def _save(self, t: Table, rec: TableRecord, outbox: Outbox | None = None) -> int | None:
+        """Persist ``rec`` (checked against the stored version), with ``outbox`` made
+        durable in the same transaction; then adopt it. Returns the outbox id."""
+        rec.updated_at = self.clock()
+        try:
+            outbox_id = await self.store.save_table(
+                rec, expected_version=t.rec.version,
+                outbox=outbox.to_json() if outbox is not None else None)
+        except VersionConflict as exc:
+            raise StaleVersion() from exc
+        t.rec = rec
+        if not TableStatus(rec.status).live:
+            self._forget(t)
+        return outbox_id
+
+    # -- snapshots ---------------------------------------------------------------
+
+    def _info(self, t: Table) -> TableInfo:
+        rec, game = t.rec, t.game
+        status = t.status
+        finished = status is TableStatus.FINISHED
+        outcome = game.outcome(t.state) if t.state is not None and finished else None
+        info = TableInfo(
+            id=rec.id,
+            channel_id=rec.channel_id,
+            guild_id=rec.guild_id,
+            game_id=rec.game_id,
+            game_name=game.name,
+            options=dict(rec.options),
+            seed=rec.seed,
+            status=status,
+            host_id=rec.host_id,
+            seats=tuple(t.seats),
+            version=rec.version,
+            min_players=game.min_players,
+            max_players=game.max_players,
+            reminder_minutes=rec.reminder_minutes,
+            to_act=tuple(t.to_act()),
+            outcome=outcome,
+            outcome_text=outcome_text(outcome, t.name),
+            created_at=rec.created_at,
+            updated_at=rec.updated_at,
+            settings=dict(rec.settings),
+        )
+        return replace(info, text=status_text(info))

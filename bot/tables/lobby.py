@@ -1,0 +1,381 @@
+"""The lobby: opening a table, seats, starting, closing, and reading a table's status."""
+
+from __future__ import annotations
+
+import math
+import secrets
+from dataclasses import replace
+from typing import Any
+
+from pydantic import ValidationError
+
+from bot.store import ChannelTaken, TableRecord
+from bot.tables.errors import (
+    AlreadyHasTable,
+    AlreadySeated,
+    BadOptions,
+    BadSeat,
+    NoTable,
+    NotEnoughPlayers,
+    NotHost,
+    NotInLobby,
+    NotPlaying,
+    NotSeated,
+    TableFull,
+    UnknownAILevel,
+)
+from bot.tables.live import ServiceBase, Table, check_id, clean_name, options_error, seat_dict
+from bot.tables.models import ChannelOrTable, Outbox, PublicUpdate, TableInfo, TableStatus
+from bot.tables.texts import quote
+from engines.catalog import spec
+from engines.core import GameError, Rng
+
+__all__ = ["LobbyPart", "no_such_seat"]
+
+SEATING_SALT = 0x5EA7_1B6_5EED
+MASK63 = (1 << 63) - 1
+MAX_REMINDER_MINUTES = 7 * 24 * 60.0
+MAX_INTERRUPT_TIMEOUT = 24 * 3600.0
+
+
+def no_such_seat(index: object, seats: int) -> str:
+    """A refusal that counts seats as players see them (from 1); ``index`` is 0-based."""
+    shown = index + 1 if isinstance(index, int) and not isinstance(index, bool) else index
+    if seats == 1:
+        return f"There is no seat {shown}; this table has only seat 1."
+    return f"There is no seat {shown}; seats are numbered 1 to {seats}."
+
+
+class LobbyPart(ServiceBase):
+    """Lobby operations of :class:`bot.tables.TableService`."""
+
+    def _check_reminder(self, minutes: float | None) -> float:
+        if minutes is None:
+            return self.default_reminder_minutes
+        try:
+            value = float(minutes)
+        except (TypeError, ValueError) as exc:
+            raise BadOptions("The reminder time must be a number of minutes.") from exc
+        if not math.isfinite(value) or not 0 <= value <= MAX_REMINDER_MINUTES:
+            raise BadOptions(
+                "The reminder time must be between 0 (never) and "
+                f"{int(MAX_REMINDER_MINUTES)} minutes."
+            )
+        return value
+
+    async def create(
+        self,
+        channel_id: int,
+        guild_id: int | None,
+        host_id: int,
+        host_name: str,
+        game_id: str,
+        options: dict[str, Any] | None = None,
+        *,
+        reminder_minutes: float | None = None,
+        seed: int | None = None,
+    ) -> TableInfo:
+        """Open a lobby in ``channel_id`` with the host seated. Raises UnknownGame,
+        BadOptions, AlreadyHasTable. ``seed`` (random if omitted) drives the seating
+        shuffle and the game; it is recorded in the table."""
+        check_id(channel_id, "channel")
+        check_id(host_id, "user")
+        if guild_id is not None:
+            check_id(guild_id, "server")
+        game = self._game(game_id)
+        engine_options, settings = self.split_settings(game_id, options)
+        parsed_options = self.check_options(game_id, engine_options)
+        minutes = self._check_reminder(reminder_minutes)
+        if seed is None:
+            seed = secrets.randbits(63)
+        elif isinstance(seed, bool) or not isinstance(seed, int):
+            raise BadOptions("The seed must be a whole number.")
+        seed &= MASK63
+        now = self.clock()
+        async with self._create_lock:
+            if channel_id in self._by_channel:
+                raise AlreadyHasTable()
+            table_id = await self._new_table_id()
+            rec = TableRecord(
+                id=table_id,
+                channel_id=channel_id,
+                guild_id=guild_id,
+                game_id=game.id,
+                options=parsed_options,
+                seed=seed,
+                status=TableStatus.LOBBY.value,
+                host_id=host_id,
+                seats=[seat_dict(0, clean_name(host_name, f"Player {host_id}"), host_id, None)],
+                reminder_minutes=minutes,
+                created_at=now,
+                updated_at=now,
+                settings=settings,
+            )
+            try:
+                await self.store.create_table(rec)
+            except ChannelTaken as exc:
+                raise AlreadyHasTable() from exc
+            t = Table(rec=rec, game=game)
+            self._live[table_id] = t
+            self._by_channel[channel_id] = table_id
+        return self._info(t)
+
+    async def _new_table_id(self) -> str:
+        while True:
+            table_id = secrets.token_hex(4)
+            if table_id not in self._live and await self.store.get_table(table_id) is None:
+                return table_id
+
+    def _require_lobby(self, t: Table) -> None:
+        if t.status is TableStatus.LOBBY:
+            return
+        if t.status is TableStatus.PLAYING:
+            raise NotInLobby(
+                "The game at this table has already started. The host can hand a seat "
+                "to someone with /table handover."
+            )
+        raise NotInLobby("This table is closed.")
+
+    def _require_host(self, t: Table, user_id: int, can_manage: bool = False,
+                      what: str = "do that") -> None:
+        if user_id == t.rec.host_id or can_manage:
+            return
+        host = t.seat_of(t.rec.host_id)
+        who = f"the host ({host.name})" if host else "the host"
+        extra = " or a member with Manage Channels" if what in ("abort", "replace") else ""
+        verb = {"abort": "close this table", "replace": "hand a seat to someone else"}.get(
+            what, what
+        )
+        raise NotHost(f"Only {who}{extra} can {verb}.")
+
+    async def join(self, channel_id: int, user_id: int, name: str) -> TableInfo:
+        """Take a seat in the lobby. Raises NoTable, NotInLobby, AlreadySeated, TableFull."""
+        check_id(user_id, "user")
+        async with self._locked(channel_id) as t:
+            self._require_lobby(t)
+            if t.seat_of(user_id) is not None:
+                raise AlreadySeated("You already have a seat at this table.")
+            if len(t.rec.seats) >= t.game.max_players:
+                raise TableFull(
+                    f"This table is full ({len(t.rec.seats)} of {t.game.max_players} seats "
+                    "taken)."
+                )
+            rec = self._copy_rec(t)
+            rec.seats.append(
+                seat_dict(len(rec.seats), clean_name(name, f"Player {user_id}"), user_id, None)
+            )
+            await self._save(t, rec)
+            return self._info(t)
+
+    @staticmethod
+    def _reindex(seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{**s, "index": i} for i, s in enumerate(seats)]
+
+    async def leave(self, channel_id: int, user_id: int) -> TableInfo:
+        """Leave the lobby. If the host leaves, the host role passes to the
+        longest-seated remaining human; with no human left the lobby is closed
+        (the returned info has status ``aborted``). Raises NoTable, NotInLobby, NotSeated."""
+        async with self._locked(channel_id) as t:
+            self._require_lobby(t)
+            if t.seat_of(user_id) is None:
+                raise NotSeated("You do not have a seat at this table.")
+            rec = self._copy_rec(t)
+            rec.seats = self._reindex([s for s in rec.seats if s["user_id"] != user_id])
+            if user_id == rec.host_id:
+                humans = [s for s in rec.seats if s["user_id"] is not None]
+                if humans:
+                    rec.host_id = humans[0]["user_id"]
+                else:
+                    rec.status = TableStatus.ABORTED.value
+            await self._save(t, rec)
+            return self._info(t)
+
+    def split_settings(self, game_id: str, options: dict[str, Any] | None
+                       ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+        """Take the table settings that are not rules out of the options typed at
+        ``/table new``: ``interrupt_timeout`` (seconds, 0 = wait for ever) for a game
+        that declares one. Raises BadOptions."""
+        default = spec(game_id).interrupt_timeout
+        if options is None or not isinstance(options, dict) or default is None:
+            return options, ({"interrupt_timeout": default} if default is not None else {})
+        rest = dict(options)
+        raw = rest.pop("interrupt_timeout", rest.pop("timeout", default))
+        try:
+            seconds = float(raw)
+        except (TypeError, ValueError) as exc:
+            raise BadOptions("interrupt_timeout must be a number of seconds (0 = never).") \
+                from exc
+        if not math.isfinite(seconds) or not 0 <= seconds <= MAX_INTERRUPT_TIMEOUT:
+            raise BadOptions("interrupt_timeout must be between 0 (never) and "
+                             f"{int(MAX_INTERRUPT_TIMEOUT)} seconds.")
+        return rest, {"interrupt_timeout": seconds}
+
+    def check_options(self, game_id: str, options: dict[str, Any] | None) -> dict[str, Any]:
+        """The full options of a new table (defaults filled in) as JSON data, validated
+        by the game. Raises UnknownGame, BadOptions (with a plain-English reason)."""
+        game = self._game(game_id)
+        if options is not None and not isinstance(options, dict):
+            raise BadOptions(f"Options for {game.name} must be a set of name=value pairs.")
+        try:
+            parsed = game.parse_options(options)
+        except (GameError, ValidationError, TypeError, ValueError) as exc:
+            raise BadOptions(options_error(game, exc)) from exc
+        return parsed.model_dump(mode="json")
+
+    def check_ai_level(self, game_id: str, level: str | None) -> str:
+        """The AI level ``level`` names (case-insensitive; None = the strongest).
+        Raises UnknownGame, UnknownAILevel."""
+        self._game(game_id)
+        return self._pick_level(game_id, level)
+
+    def _pick_level(self, game_id: str, level: str | None) -> str:
+        levels = self.ai_levels(game_id)
+        if not levels:
+            raise UnknownAILevel("This game has no AI players.")
+        if level is None or str(level).strip() == "":
+            return levels[-1]
+        wanted = str(level).strip().lower()
+        for known in levels:
+            if known.lower() == wanted:
+                return known
+        raise UnknownAILevel(
+            f"There is no AI level '{quote(str(level), 40)}' for this game. "
+            f"Levels: {', '.join(levels)}."
+        )
+
+    def _ai_name(self, t: Table, level: str, seats: list[dict[str, Any]]) -> str:
+        taken = {s["name"] for s in seats}
+        base = f"AI ({level})"
+        name, n = base, 2
+        while name in taken:
+            name, n = f"{base} {n}", n + 1
+        return name
+
+    async def add_ai(self, channel_id: int, user_id: int, level: str | None = None) -> TableInfo:
+        """Host adds an AI seat (``level`` from :meth:`ai_levels`, default the strongest).
+        Raises NotHost, NotInLobby, TableFull, UnknownAILevel."""
+        async with self._locked(channel_id) as t:
+            self._require_lobby(t)
+            self._require_host(t, user_id, what="add an AI player")
+            if len(t.rec.seats) >= t.game.max_players:
+                raise TableFull(
+                    f"This table is full ({len(t.rec.seats)} of {t.game.max_players} seats "
+                    "taken)."
+                )
+            chosen = self._pick_level(t.rec.game_id, level)
+            rec = self._copy_rec(t)
+            rec.seats.append(
+                seat_dict(len(rec.seats), self._ai_name(t, chosen, rec.seats), None, chosen)
+            )
+            await self._save(t, rec)
+            return self._info(t)
+
+    async def remove_seat(self, channel_id: int, user_id: int, index: int) -> TableInfo:
+        """Host removes a lobby seat (an AI, or a member) by its index. The host's own
+        seat cannot be removed this way (use leave). Raises NotHost, NotInLobby, BadSeat."""
+        async with self._locked(channel_id) as t:
+            self._require_lobby(t)
+            self._require_host(t, user_id, what="remove a seat")
+            if isinstance(index, bool) or not isinstance(index, int) or not (
+                0 <= index < len(t.rec.seats)
+            ):
+                raise BadSeat(no_such_seat(index, len(t.rec.seats)))
+            if t.rec.seats[index]["user_id"] == t.rec.host_id:
+                raise BadSeat("The host cannot remove their own seat; use /table leave.")
+            rec = self._copy_rec(t)
+            del rec.seats[index]
+            rec.seats = self._reindex(rec.seats)
+            await self._save(t, rec)
+            return self._info(t)
+
+    async def start(self, channel_id: int, user_id: int) -> Outbox:
+        """Host starts the game: checks min/max players, shuffles the seating with the
+        table's seeded RNG, sets the game up, commits, and mentions whoever acts first.
+        If an AI acts first it plays in the background (outboxes go to listeners).
+        Raises NotHost, NotInLobby, NotEnoughPlayers."""
+        async with self._locked(channel_id) as t:
+            self._require_lobby(t)
+            self._require_host(t, user_id, what="start the game")
+            game, n = t.game, len(t.rec.seats)
+            if n < game.min_players:
+                raise NotEnoughPlayers(
+                    f"{game.name} needs at least {game.min_players} players and this table "
+                    f"has {n}. Invite someone to /table join, or add an AI with /table addbot."
+                )
+            if n > game.max_players:  # only reachable if a game's limits changed
+                raise TableFull(f"{game.name} takes at most {game.max_players} players.")
+            options = game.parse_options(t.rec.options)
+            seating = Rng.from_seed(t.rec.seed ^ SEATING_SALT)
+            order = list(t.rec.seats)
+            seating.shuffle(order)
+            state = game.setup(n, options, t.rec.seed)
+            rec = self._copy_rec(t)
+            rec.seats = self._reindex([dict(s) for s in order])
+            rec.status = TableStatus.PLAYING.value
+            rec.version = 0
+            rec.state = game.dump_state(state)
+            rec.turn_since = self.clock()
+            rec.reminded_at = None
+            seat_line = "Seating: " + ", ".join(
+                f"{s['index'] + 1}. {s['name']}" for s in rec.seats
+            ) + "."
+            outbox = await self._commit(t, rec, state, "start",
+                                       [f"{game.name} begins!", seat_line])
+        self._kick_ai(t)
+        return outbox
+
+    async def abort(
+        self, channel_id: int, user_id: int, *, can_manage_channel: bool = False
+    ) -> Outbox:
+        """End the live table in a channel without a result. Allowed for the host or a
+        member with Manage Channels (the front end passes ``can_manage_channel``).
+        Raises NoTable, NotHost."""
+        async with self._locked(channel_id) as t:
+            if not t.status.live:
+                raise NotPlaying("This table is already closed.")
+            self._require_host(t, user_id, bool(can_manage_channel), what="abort")
+            rec = self._copy_rec(t)
+            rec.status = TableStatus.ABORTED.value
+            who = t.seat_of(user_id)
+            by = who.name if who else "the host" if user_id == t.rec.host_id else "a moderator"
+            staged = replace(t, rec=rec)
+            public = PublicUpdate(
+                table_id=rec.id, channel_id=rec.channel_id, game_id=rec.game_id,
+                version=rec.version, kind="abort",
+                lines=(f"The {t.game.name} table was closed by {by}.",),
+            )
+            outbox = Outbox(table=self._info(staged), public=public)
+            outbox_id = await self._save(t, rec, outbox)
+            return replace(outbox, id=outbox_id)
+
+    async def status(self, channel_or_table: ChannelOrTable) -> TableInfo:
+        """The table in a channel (live only) or by id (any status). Raises NoTable."""
+        async with self._locked(channel_or_table) as t:
+            return self._info(t)
+
+    async def last_table(self, channel_id: int) -> TableInfo:
+        """The channel's live table, else its last game if that one finished (so its
+        result can be read until a new table opens). Raises NoTable."""
+        check_id(channel_id, "channel")
+        try:
+            return await self.status(channel_id)
+        except NoTable:
+            rec = await self.store.last_table_in_channel(channel_id)
+            if rec is None or rec.status != TableStatus.FINISHED.value:
+                raise
+            return self._info(self._adopt(rec))
+
+    async def tables_of_user(self, user_id: int) -> list[TableInfo]:
+        """Live tables where ``user_id`` holds a seat (for /hand and DMs).
+
+        Read from the store, not from memory: DMs arrive on shard 0, whose process
+        may not be the one running the user's table."""
+        out: list[TableInfo] = []
+        for rec in await self.store.load_all_active():
+            if any(s.get("user_id") == user_id for s in rec.seats):
+                t = self._adopt(rec)
+                async with t.lock:
+                    self._absorb(t, rec)
+                    if t.status.live and t.seat_of(user_id):
+                        out.append(self._info(t))
+        return out

@@ -1,0 +1,142 @@
+"""Timers: turn reminders and the interrupt timeout.
+
+Both scan the live tables, re-check under the table's lock, and write through the
+store like any client (an auto-pass is a move made with :meth:`PlayPart.play`; a
+reminder is a table write conditional on the version read, with a durable outbox).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import replace
+from datetime import datetime, timedelta
+
+from bot.tables.errors import NoTable, StaleVersion, TableError
+from bot.tables.models import Outbox, PublicUpdate, TableInfo, TableStatus
+from bot.tables.play import PlayPart
+from bot.tables.texts import join_names
+from engines.core import GameError
+
+__all__ = ["TimersPart", "interrupt_timeout"]
+
+log = logging.getLogger("fabletop.tables")
+
+
+def interrupt_timeout(info: TableInfo) -> float | None:
+    """The table's interrupt timeout in seconds (``None``: it waits for ever)."""
+    seconds = info.settings.get("interrupt_timeout")
+    return float(seconds) if seconds else None
+
+
+class TimersPart(PlayPart):
+    """Reminders and timeouts of :class:`bot.tables.TableService`."""
+
+    async def due_reminders(self, now: datetime | None = None) -> list[Outbox]:
+        """Reminders due at ``now`` (default: the clock): one per table whose current
+        turn has waited at least its reminder time since the turn began or since the
+        last reminder. Each is recorded so it is not sent twice."""
+        now = now or self.clock()
+        out = []
+        for t in list(self._live.values()):
+            rec = t.rec
+            if t.status is not TableStatus.PLAYING or rec.reminder_minutes <= 0:
+                continue
+            since = rec.reminded_at or rec.turn_since
+            if since is None or now - since < timedelta(minutes=rec.reminder_minutes):
+                continue
+            async with t.lock:
+                try:
+                    await self._refresh(t)
+                except NoTable:
+                    continue
+                if t.status is not TableStatus.PLAYING or t.rec is not rec:
+                    continue  # it moved while we waited for the lock (here or elsewhere)
+                info = self._info(t)
+                users = info.to_act_users
+                if not users:
+                    continue
+                new = self._copy_rec(t)
+                new.reminded_at = now
+                names = join_names([t.name(s) for s in info.to_act if not t.seats[s].is_ai])
+                waited = int((now - (rec.turn_since or now)).total_seconds() // 60)
+                public = PublicUpdate(
+                    table_id=info.id, channel_id=info.channel_id, game_id=info.game_id,
+                    version=info.version, kind="reminder",
+                    lines=(f"Reminder: {names}, it is your turn at {t.game.name} "
+                           f"(waiting {waited} min).",),
+                    mentions=users, to_act=info.to_act,
+                )
+                # With the table's views, so the reminder carries fresh buttons.
+                now_table = self._snapshot(t)
+                outbox = replace(now_table, public=public)
+                try:
+                    outbox_id = await self._save(t, new, outbox)
+                except StaleVersion:
+                    continue
+                out.append(replace(outbox, id=outbox_id))
+        return out
+
+    async def due_auto_passes(self, now: datetime | None = None) -> list[Outbox]:
+        """Nobody waits forever: at each playing table whose current decision has waited
+        its interrupt timeout (a table setting; none: never), every human seat the game
+        marks as deciding something optional (its view's ``optional`` seats) and that
+        may pass passes, one committed move each. AI seats decide on their own."""
+        now = now or self.clock()
+        out: list[Outbox] = []
+        for t in list(self._live.values()):
+            if t.status is not TableStatus.PLAYING or t.state is None:
+                continue
+            seconds = interrupt_timeout(self._info(t))
+            since = t.rec.turn_since
+            if not seconds or since is None or now - since < timedelta(seconds=seconds):
+                continue
+            async with t.lock:
+                try:
+                    await self._refresh(t)
+                except NoTable:
+                    continue
+                if t.status is not TableStatus.PLAYING or t.state is None:
+                    continue
+                optional = getattr(self._views(t)[None], "optional", None) or []
+                for seat in optional:
+                    if t.state is None or t.status is not TableStatus.PLAYING:
+                        break
+                    if seat >= len(t.rec.seats) or t.seats[seat].is_ai or seat not in t.to_act():
+                        continue
+                    passes = [a for a in t.game.legal_actions(t.state, seat)
+                              if getattr(a, "kind", None) == "pass"]
+                    if not passes:
+                        continue
+                    note = f"{t.name(seat)} did not decide in time and passes."
+                    try:
+                        outbox = await self._play(t, seat, None, passes[0], t.rec.version,
+                                                  note=note)
+                    except (GameError, TableError):
+                        log.exception("auto-pass refused at table %s", t.rec.id)
+                        break
+                    out.append(outbox)
+            self._kick_ai(t)
+        return out
+
+    async def run_auto_passes(self, poll_seconds: float = 5.0) -> None:
+        """Background loop: every ``poll_seconds`` send :meth:`due_auto_passes` to the
+        listeners. Start it with ``asyncio.create_task``; :meth:`close` stops it."""
+        await self._run(self.due_auto_passes, poll_seconds, "auto-pass check")
+
+    async def run_reminders(self, poll_seconds: float = 30.0) -> None:
+        """Background loop: every ``poll_seconds`` send :meth:`due_reminders` to the
+        listeners. Start it with ``asyncio.create_task``; :meth:`close` stops it."""
+        await self._run(self.due_reminders, poll_seconds, "reminder pass")
+
+    async def _run(self, due, poll_seconds: float, what: str) -> None:  # type: ignore[no-untyped-def]
+        task = asyncio.current_task()
+        if task is not None:
+            self._timer_tasks.add(task)
+        while not self._closed:
+            try:
+                for outbox in await due():
+                    await self._emit(outbox)
+            except Exception:
+                log.exception("%s failed", what)
+            await asyncio.sleep(poll_seconds)
