@@ -454,11 +454,28 @@ class FakeDiscord:
     def channel_messages(self) -> list[Sent]:
         return [s for s in self.sent if s.kind == "channel_message"]
 
+    def current(self, message: Sent) -> Sent:
+        """A channel message as it reads now: its payload with every later edit applied
+        (the bot edits a turn message as the steps of one turn happen)."""
+        payload = dict(message.payload)
+        files = list(message.files)
+        for s in self.sent:
+            if s.kind == "edit_message" and s.message_id == message.message_id:
+                payload.update(s.payload)
+                if s.files:
+                    files = list(s.files)
+        if payload == message.payload:
+            return message
+        return Sent("channel_message", message.method, message.path, payload, files,
+                    channel_id=message.channel_id, message_id=message.message_id)
+
     def last_prompt(self) -> Sent:
-        """The newest channel message carrying buttons."""
+        """The newest channel message carrying buttons now (edits included)."""
         for s in reversed(self.sent):
-            if s.kind == "channel_message" and s.custom_ids:
-                return s
+            if s.kind == "channel_message":
+                now = self.current(s)
+                if now.custom_ids:
+                    return now
         raise AssertionError("no channel message with buttons was sent")
 
 

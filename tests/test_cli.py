@@ -233,10 +233,10 @@ def test_bad_settings_exit_cleanly(
 
 async def test_every_command_fits_discords_limits() -> None:
     """Discord refuses a whole sync if one command breaks a limit: check them all."""
-    from bot.client import COGS
+    from bot.client import cogs
 
     bot = create_bot(Settings(_env_file=None), commands_only=True)
-    for cog in COGS:
+    for cog in cogs():
         await bot.load_extension(cog)
     payloads = [c.to_dict(bot.tree) for c in bot.tree.get_commands()]
     assert len(payloads) <= 100
@@ -273,7 +273,7 @@ def test_doctests_of_the_bot_modules() -> None:
 async def test_a_broken_cog_does_not_stop_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
     import bot.client
 
-    monkeypatch.setattr(bot.client, "COGS", ("bot.cogs.no_such_cog", *bot.client.COGS))
+    monkeypatch.setattr(bot.client, "CORE_COGS", ("bot.cogs.no_such_cog", *bot.client.CORE_COGS))
     b = create_bot(Settings(_env_file=None), commands_only=True)
     await b.load_cogs()
     assert b.tree.get_command("table") is not None and b.tree.get_command("inn") is not None

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bot.client import INTERNAL_ERROR
+from bot.replies import INTERNAL_ERROR
 from bot.tables import TableStatus
 from tests.discord_fakes import (
     ANN,
@@ -269,7 +269,9 @@ async def test_unexpected_errors_become_a_private_apology(h: Harness, monkeypatc
     monkeypatch.setattr(h.service, "status", boom)
     sent = await h.slash("table status", ANN)
     reply = only(sent, "callback")
-    assert reply.ephemeral and reply.content == INTERNAL_ERROR
+    # A plain apology with a short reference for the operator's log, nothing internal.
+    assert reply.ephemeral and reply.content.startswith(INTERNAL_ERROR)
+    assert "(Reference " in reply.content
     assert "fire" not in reply.content
 
 

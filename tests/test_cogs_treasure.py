@@ -27,7 +27,7 @@ from tests.discord_fakes import (
 from tests.test_treasure import TWO_GAPS_RIGHT, build
 
 GAME = get_game("treasure")
-UI = TreasureUI(describe=GAME.describe_action)
+UI = TreasureUI()
 
 
 # --------------------------------------------------------------------------- the adapter

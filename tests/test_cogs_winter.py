@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 import bot.delivery as delivery_module
-from bot.cogs.winter import prepare_options
+from bot.tables import interrupt_timeout
+from bot.ui.games.winter_tales import WinterUI
 from engines.winter_tales.content import load_content
 from tests.discord_fakes import (
     ANN,
@@ -98,10 +99,10 @@ async def dealt(h: Harness, seed: int = 1) -> Any:
 
 
 async def refresh(h: Harness) -> None:
-    cog = h.bot.get_cog("winter")
     i = await info(h)
-    for user in PEOPLE:
-        await cog.refresh_hand(i, user, [])
+    snapshot = await h.service.table_snapshot(i.id)
+    assert snapshot is not None
+    await h.bot.delivery.refresh_hands(snapshot)
     await h.fake.settle()
 
 
@@ -165,14 +166,19 @@ def secret_titles_of_others(hands: dict[int, set[str]], user: int) -> set[str]:
 # --------------------------------------------------------------------------- tests
 
 
-def test_table_options_split_rules_from_settings() -> None:
-    opts, timeout = prepare_options({"skill": True, "interrupt_timeout": 30})
-    assert timeout == 30.0 and opts["skill"] is True
+async def test_table_options_split_rules_from_settings(h: Harness) -> None:
+    from bot.tables import BadOptions
+
+    typed = WinterUI().table_options({"skill": True, "interrupt_timeout": 30})
+    opts, settings = h.service.split_settings("winter-tales", typed)
+    assert settings == {"interrupt_timeout": 30.0} and opts is not None and opts["skill"] is True
     assert opts["lines"] == load_content().setup.safety.lines  # the house lines by default
-    with pytest.raises(ValueError, match="interrupt_timeout"):
-        prepare_options({"interrupt_timeout": -1})
-    with pytest.raises(ValueError, match="seconds"):
-        prepare_options({"interrupt_timeout": "soon"})
+    with pytest.raises(BadOptions, match="interrupt_timeout"):
+        h.service.split_settings("winter-tales", {"interrupt_timeout": -1})
+    with pytest.raises(BadOptions, match="seconds"):
+        h.service.split_settings("winter-tales", {"interrupt_timeout": "soon"})
+    # a game without optional decisions has no such setting: the option is refused
+    assert h.service.split_settings("treasure", {"interrupt_timeout": 5})[1] == {}
 
 
 async def test_start_shows_lines_and_veils_and_deals_hands_by_dm(h: Harness) -> None:
@@ -288,7 +294,8 @@ async def test_tell_button_opens_a_modal_and_the_passage_is_told(h: Harness) -> 
     modal = next(s for s in sent if s.kind == "callback")
     assert modal.response_type == 9
     cid = modal.data["custom_id"]
-    assert cid.startswith(f"ft:{i.id}:")
+    # a form has its own custom_id (table, version, code): nothing of it lives in memory
+    assert cid == f"fm:{i.id}:{i.version}:tell"
     payload = h.fake._base(5, CAROL, "Carol", 0, CHANNEL_ID)
     long = "The snow fell on Wintertown. " * 40
     payload["data"] = {"custom_id": cid, "components": [
@@ -430,12 +437,11 @@ async def test_undecided_interrupt_passes_after_the_timeout(h: Harness) -> None:
         return bool(view.optional)
 
     i = await drive(h, optional_open, rng)
-    cog = h.bot.get_cog("winter")
-    assert cog.timeout_of(i) == 60.0
-    early = await h.service.due_auto_passes(cog.timeout_of)
+    assert interrupt_timeout(i) == 60.0
+    early = await h.service.due_auto_passes()
     assert early == []
     later = h.service.clock() + timedelta(seconds=61)
-    outboxes = await h.service.due_auto_passes(cog.timeout_of, now=later)
+    outboxes = await h.service.due_auto_passes(now=later)
     assert outboxes and "did not decide in time" in outboxes[0].public.text
     assert (await info(h)).version > i.version
     actions = await h.service.store.actions(i.id)
@@ -456,11 +462,11 @@ async def test_closed_dms_get_one_nudge_and_the_ephemeral_hand_still_works(h: Ha
     h.fake.closed_dms.add(BOB)
     await open_table(h)
     nudges = [s for s in h.fake.channel_messages() if f"<@{BOB}>" in s.content
-              and "/winter hand" in s.content]
+              and "/hand" in s.content]
     assert len(nudges) == 1
-    assert await h.bot.delivery.dm_memory.is_closed(BOB)
+    assert await h.bot.delivery.dm_closed(BOB)
     await dealt(h)
-    assert len([s for s in h.fake.channel_messages() if "/winter hand" in s.content
+    assert len([s for s in h.fake.channel_messages() if "/hand" in s.content
                 and f"<@{BOB}>" in s.content]) == 1  # no nudge on every change
     sent = await h.slash("winter hand", BOB)
     follow = next(s for s in sent if s.kind == "followup")
@@ -470,17 +476,22 @@ async def test_closed_dms_get_one_nudge_and_the_ephemeral_hand_still_works(h: Ha
 
 
 async def test_hand_message_ids_survive_a_restart(h: Harness, tmp_path: Path) -> None:
-    from bot.cogs.winter import WinterStore
+    from bot.store import SqliteStore
 
     await open_table(h)
     i = await info(h)
-    cog = h.bot.get_cog("winter")
-    before = {k: v.message_id for k, v in cog.store.hands.items()}
-    assert set(before) == {(i.id, u) for u in PEOPLE}
-    again = WinterStore(tmp_path / "w.sqlite3")
-    await again.load()
-    assert {k: v.message_id for k, v in again.hands.items()} == before
-    assert again.timeouts[i.id] == 60.0 and again.channels[CHANNEL_ID] == i.id
+    before = {m.user_id: m.message_id for m in await h.service.store.hand_messages(i.id)}
+    assert set(before) == set(PEOPLE)
+    again = SqliteStore(tmp_path / "w.sqlite3")
+    await again.open()
+    try:
+        assert {m.user_id: m.message_id for m in await again.hand_messages(i.id)} == before
+        table = await again.get_table(i.id)
+        assert table is not None and table.settings == {"interrupt_timeout": 60.0}
+        last = await again.last_table_in_channel(CHANNEL_ID)
+        assert last is not None and last.id == i.id
+    finally:
+        await again.close()
 
 
 async def test_story_export_after_the_end_and_the_storybook_posted(h: Harness) -> None:
@@ -498,7 +509,7 @@ async def test_story_export_after_the_end_and_the_storybook_posted(h: Harness) -
     await h.fake.settle()
     book = next(s for s in h.fake.channel_messages() if "storybook" in s.content)
     assert sorted(n.rsplit(".", 1)[1] for n, _ in book.files) == ["html", "json", "md"]
-    assert h.bot.get_cog("winter").timeout_of(outbox.table) is None  # 0 = never
+    assert interrupt_timeout(outbox.table) is None  # 0 = never
     sent = await h.slash("winter story", CAROL, format="json")
     follow = next(s for s in sent if s.kind == "followup")
     assert follow.files and follow.files[0][0].endswith(".json")
@@ -595,7 +606,7 @@ async def test_arbiter_strike_leaves_exports_but_not_the_audit_log(h: Harness) -
     # striking it again is refused, with nothing changed
     version = (await info(h)).version
     again = await h.slash("winter arbiter strike", arbiter, entry=entry.n)
-    assert "does not apply" in reply_text(again)
+    assert "already struck" in reply_text(again)
     assert (await info(h)).version == version
 
 
@@ -763,8 +774,8 @@ async def test_closed_dms_lose_no_x_card_notice_or_retell_request(h: Harness) ->
     await h.slash("winter xcard", raiser)
     view = await h.service.public_view(CHANNEL_ID)
     hidden = next(e for e in view.transcript if e.seat == user_seat(i, teller) and e.hidden)
-    # the Arbiter's notice could not go by DM: pointed to /winter hand in the channel
-    assert any(f"<@{arbiter}>" in s.content and "/winter hand" in s.content
+    # the Arbiter's notice could not go by DM: pointed to /hand in the channel
+    assert any(f"<@{arbiter}>" in s.content and "/hand" in s.content
                for s in h.fake.channel_messages())
     sent = await h.slash("winter hand", arbiter)
     text = next(s for s in sent if s.kind == "followup").content

@@ -108,7 +108,7 @@ def test_help_and_usage_errors() -> None:
 
 
 def test_a_game_without_renderer_or_text_board(tmp_path: Path) -> None:
-    with toy_registered():
+    with toy_registered(board=None, private_picture=None):
         code, out, _ = run([TOY_ID, "--hotseat", "--data-dir", str(tmp_path), "-o", "pile=4"],
                            "1\n" * 10)
     assert code == 0

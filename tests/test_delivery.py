@@ -1,8 +1,10 @@
 """Delivery: private news by DM with the closed-DM fallback, the generic "Take your
 turn" flow, and public updates in version order when an AI answers at once.
 
-The private-news tests use the test-only Toy Nim game (tests/toy_game.py): taking
-stones reveals their values to the taker only (a private event).
+The private-news tests use the test-only Toy Nim game (tests/toy_game.py) declared
+without a private picture, so its private news goes the DM-per-update way: taking
+stones reveals their values to the taker only (a private event). The hand-message way
+is tested in tests/test_game_seam.py.
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.delivery import CANNOT_DM, DmMemory
+from bot.delivery import CANNOT_DM
+from bot.store import SqliteStore
 from bot.tables import TableInfo, TableStatus
+from bot.ui.games import get_ui
 from bot.ui.ids import ButtonId
 from tests.discord_fakes import (
     ANN,
@@ -31,7 +35,7 @@ from tests.toy_game import TOY_ID, toy_registered
 
 @pytest.fixture
 def toy() -> Iterator[None]:
-    with toy_registered():
+    with toy_registered(private_picture=None):
         yield
 
 
@@ -94,7 +98,7 @@ async def test_generic_menu_lists_the_legal_actions_privately(h: Harness) -> Non
     assert menu.ephemeral
     labels = [b["label"] for b in menu.buttons()]
     legal = await h.service.legal_actions(info.id, mover)
-    assert labels == [h.service.describe_action(TOY_ID, a) for a in legal]
+    assert labels == [get_ui(TOY_ID).label(a) for a in legal]
     assert [ButtonId.parse(c).code for c in menu.custom_ids] == ["a0", "a1"]
 
 
@@ -124,7 +128,7 @@ async def test_closed_dms_are_nudged_in_the_channel_and_remembered(h: Harness) -
     assert f"<@{mover}>" in nudge.content and "DMs are closed" in nudge.content
     assert [int(u) for u in nudge.payload["allowed_mentions"]["users"]] == [mover]
     assert not secret_lines([nudge])
-    assert await h.bot.delivery.dm_memory.is_closed(mover)
+    assert await h.bot.delivery.dm_closed(mover)
 
     # the other player moves, then the same player again: no new DM attempt, a short
     # nudge... unless the private news can go to the clicker ephemerally (it can).
@@ -141,7 +145,7 @@ async def test_nudge_for_someone_else_never_carries_the_secret(h: Harness) -> No
     DMs are known to be closed becomes a channel nudge."""
     info = await toy_table(h)
     delivery = h.bot.delivery
-    await delivery.dm_memory.mark_closed(BOB)
+    await delivery.mark_dm_closed(BOB)
     from bot.tables import PrivateUpdate
 
     update = PrivateUpdate(table_id=info.id, channel_id=CHANNEL_ID, user_id=BOB,
@@ -159,26 +163,33 @@ async def test_hand_shows_private_lines_and_can_retry_dms(h: Harness) -> None:
     mover = info.to_act_users[0]
     h.fake.closed_dms.add(mover)
     await take_turn(h)
-    assert await h.bot.delivery.dm_memory.is_closed(mover)
+    assert await h.bot.delivery.dm_closed(mover)
     sent = await h.slash("hand", mover, retry_dm=True)
     reply = only(sent, "followup")
     assert reply.ephemeral
     assert "Only you know" in reply.content and "found stones worth" in reply.content
     assert "try to DM you again" in reply.content
-    assert not await h.bot.delivery.dm_memory.is_closed(mover)
+    assert not await h.bot.delivery.dm_closed(mover)
     # the other player's /hand does not show the mover's stones
     waiting = BOB if mover == ANN else ANN
     other = only(await h.slash("hand", waiting), "followup")
     assert "found stones worth" not in other.content
 
 
-async def test_dm_memory_survives_a_restart(tmp_path: Path) -> None:
+async def test_closed_dms_are_remembered_by_the_store_across_a_restart(tmp_path: Path) -> None:
     db = tmp_path / "dm.db"
-    first = DmMemory(db)
-    await first.mark_closed(42)
-    assert await DmMemory(db).is_closed(42)
-    await DmMemory(db).forget(42)
-    assert not await DmMemory(db).is_closed(42)
+    first = SqliteStore(db)
+    await first.open()
+    await first.set_dm_closed(42, True)
+    await first.close()
+    again = SqliteStore(db)
+    await again.open()
+    try:
+        assert await again.dm_closed(42)
+        await again.set_dm_closed(42, False)
+        assert not await again.dm_closed(42)
+    finally:
+        await again.close()
     assert CANNOT_DM == 50007
 
 
@@ -215,14 +226,15 @@ async def test_an_instant_ai_answer_never_overtakes_the_move(tmp_path: Path) -> 
                 await h.click(menu.custom_ids[0], ANN, menu)
             else:
                 await h.click(prompt.custom_ids[-1], ANN, prompt)
-        # the moves were announced in the order they were played, each with the board
-        # as it stood after that move (captured before the AI could answer)
+        # the moves were announced in the order they were played; a move whose answer was
+        # already waiting gets its text only (only the latest board is drawn), and the
+        # newest message carries the board
         moves = [s for s in h.fake.channel_messages() if " took " in s.content]
         movers = [m.content.split(" took ")[0] for m in moves]
         assert movers == [("Ann" if i % 2 else "AI (greedy)") for i in range(len(movers))] \
             or movers == [("AI (greedy)" if i % 2 else "Ann") for i in range(len(movers))]
         assert len(moves) >= 6
-        assert all(m.files for m in moves), [(m.content[:30], bool(m.files)) for m in moves]
+        assert moves[-1].files, [(m.content[:30], bool(m.files)) for m in moves]
     finally:
         await close_harness(h)
 
@@ -315,9 +327,13 @@ async def test_sequence_orders_and_never_blocks_for_good(monkeypatch: pytest.Mon
 def test_a_broken_adapter_module_falls_back_to_the_generic_ui(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    import dataclasses
+
     from bot.ui import games
     from bot.ui.adapter import GenericUI
+    from engines import catalog
 
-    monkeypatch.setitem(games._ADAPTERS, "fairy-tale-inn", "bot.ui.games.no_such:Thing")
+    broken = dataclasses.replace(catalog.spec("fairy-tale-inn"), ui="bot.ui.games.no_such:Thing")
+    monkeypatch.setitem(catalog._SPECS, "fairy-tale-inn", broken)
     assert isinstance(games.get_ui("fairy-tale-inn"), GenericUI)
     assert isinstance(games.get_ui("unknown-game"), GenericUI)

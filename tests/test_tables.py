@@ -689,12 +689,16 @@ async def test_private_events_never_reach_the_public(service: TableService) -> N
     assert not hasattr(out.table, "state") and "pile" not in out.table.__dict__
 
 
-async def test_describe_action(service: TableService) -> None:
+async def test_action_labels_come_from_the_game_adapter(service: TableService) -> None:
+    """Labels have one home, the game's UI adapter; a game without one gets the generic
+    label, and the service only lists games."""
+    from bot.ui.games import get_ui
     from tests.toy_game import Take
 
-    assert service.describe_action(TOY_ID, Take(n=2)) == "take n=2"
+    assert get_ui(TOY_ID).label(Take(n=2)) == "take n=2"
+    assert get_ui("nope").label(Take(n=2)) == "take n=2"
     with pytest.raises(UnknownGame):
-        service.describe_action("nope", Take(n=2))
+        service._game("nope")
     assert (TOY_ID, "Toy Nim") in service.games()
 
 

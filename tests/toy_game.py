@@ -1,21 +1,30 @@
-"""A tiny test-only game for the service tests: Nim with a hidden pile order.
+"""A tiny test-only game: Nim with a hidden pile order, declared from the tests alone.
 
 A face-down pile of numbered stones (values 1..3, shuffled from the seed). On a turn
 a seat takes 1..``max_take`` stones off the top; only the taker learns their values
-(a private event). When the pile is empty the highest total wins (ties: the seat that
-did not start). Two or three players. Registered only inside tests (see
-``toy_registered``), never in the real game registry.
+(a private event, and the seat's own view: its hand). When the pile is empty the
+highest total wins (ties: the seat that did not start). Two or three players.
+
+It shows the one-declaration seam: :data:`TOY_SPEC` declares the game (engine, AI
+levels, a board and a private picture, rules, conformance cases, the secret
+fragments), and inside :func:`toy_registered` it gets the lobby, turn buttons, a DM
+hand message, the console, self-play, the conformance suite and the leak check with
+no line of shared code naming it. It is never in the real game registry.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
-from typing import Annotated, Literal
+import dataclasses
+import io
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from engines import _REGISTRY, _cache
+from engines.agents import register_agent
+from engines.catalog import ConformanceCase, GameSpec, registered
 from engines.core import Action, Event, Game, GameState, Options, Outcome, Rng, Seat, View
 
 TOY_ID = "toy-nim"
@@ -78,6 +87,7 @@ class ToyNim(Game[ToyState, Take | Pass]):
     has_secrets = True
     Options = ToyOptions
     State = ToyState
+    ViewType = ToyView
     ActionType = ToyAction
 
     def setup(self, players: int, options: Options, seed: int) -> ToyState:
@@ -156,14 +166,49 @@ class ToyAgents:
         return ToyAgent(level)
 
 
+def render(view: Any, names: Sequence[str] | None = None) -> bytes:
+    """The board (or a seat's hand): the pile and, for a seat, its own stones."""
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", (360, 120), (43, 45, 49))
+    draw = ImageDraw.Draw(image)
+    draw.text((12, 12), f"Stones left: {view.pile_left}", fill=(235, 235, 235))
+    counts = ", ".join(str(n) for n in view.taken_counts)
+    draw.text((12, 40), f"Taken: {counts}", fill=(235, 235, 235))
+    if view.my_values is not None:
+        draw.text((12, 68), f"Yours: {view.my_values}", fill=(255, 215, 120))
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+def secret_fragments(game: Any, state: ToyState) -> list[list[str]]:
+    """The next three stones, in order: no public message may name them."""
+    runs = []
+    for i in range(len(state.pile) - 2):
+        window = state.pile[i:i + 3]
+        if len(set(window)) > 1:
+            runs.append([f"stones worth {', '.join(map(str, window))}"])
+    return runs
+
+
+register_agent(TOY_ID, "greedy", lambda **_: ToyAgent("greedy"))
+
+TOY_SPEC = GameSpec(
+    engine=ToyNim,
+    agents="tests.toy_game",
+    board="tests.toy_game:render",
+    private_picture="tests.toy_game:render",
+    rules=str(Path(__file__).with_name("toy_rules.json")),
+    conformance=(ConformanceCase(2, seeds=5), ConformanceCase(3, {"max_take": 3}, seeds=5)),
+    secret_fragments=secret_fragments,
+)
+
+
 @contextlib.contextmanager
-def toy_registered() -> Iterator[None]:
-    """Make ``get_game("toy-nim")`` work inside the block only, so no other test (a
-    game list, the conformance suite) ever sees the toy."""
-    _REGISTRY[TOY_ID] = "tests.toy_game:ToyNim"
-    _cache.pop(TOY_ID, None)
-    try:
-        yield
-    finally:
-        _REGISTRY.pop(TOY_ID, None)
-        _cache.pop(TOY_ID, None)
+def toy_registered(**changes: Any) -> Iterator[GameSpec]:
+    """Declare the toy inside the block only, so no other test (a game list, the
+    conformance suite) ever sees it. ``changes`` alter the declaration (a toy without
+    pictures: ``board=None, private_picture=None``)."""
+    with registered(dataclasses.replace(TOY_SPEC, **changes)) as spec:
+        yield spec

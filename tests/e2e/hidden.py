@@ -12,15 +12,15 @@ see it would:
   no secret fragment.
 * text (content, embeds, components, as text and as JSON): no secret fragment.
 
-What counts as a secret fragment is per game (:data:`SECRET_FRAGMENTS`): for Fairy Tale Inn,
-any run of 4 consecutive upcoming bag draws (names or ids), in order.
+What counts as a secret fragment is each game's own declaration (``GameSpec.secret_fragments``):
+for Fairy Tale Inn, any run of 4 consecutive upcoming bag draws (names or ids), in order.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,53 +32,30 @@ CUSTOM_ID = re.compile(
     r"(ft|fs):(?P<table>[A-Za-z0-9_-]{1,40}):(?P<version>\d{1,9}):"
     r"(?P<code>[A-Za-z0-9_.=+-]{1,40})"
 )
-RUN = 4  # a leak of this many consecutive secret items in order counts
 
 
-def _runs(items: list[str]) -> Iterator[list[str]]:
-    for i in range(len(items) - RUN + 1):
-        window = items[i : i + RUN]
-        if len(set(window)) > 1:  # "wolf wolf wolf wolf" says nothing about the order
-            yield window
+def fragment_patterns(game: Any, state: Any) -> list[re.Pattern[str]]:
+    """The game's declared secret fragments (``GameSpec.secret_fragments``: runs of words
+    that betray hidden information, the next bag draws say) as patterns, the words in
+    order with up to four characters of anything between them."""
+    from engines.catalog import spec
+
+    make = spec(game.id).secret_fragments
+    if make is None:
+        return []
+    sep = r"\W{0,4}"
+    return [re.compile(sep.join(re.escape(w) for w in words), re.IGNORECASE)
+            for words in make(game, state)]
 
 
-def _contains(seq: list[Any], window: list[Any]) -> bool:
-    return any(seq[i : i + len(window)] == window for i in range(len(seq) - len(window) + 1))
+def private_picture(game_id: str, view: Any, names: list[str]) -> bytes:
+    """The picture a seat is sent privately: its declared private picture (a hand), or
+    the board drawn from its own view."""
+    import renderers
 
-
-def fti_fragments(game: Any, state: Any) -> list[re.Pattern[str]]:
-    """Runs of the next bag draws (drawn from the end) as names and as token ids. A run that
-    is also a public order (the characters in play, the Guest List) proves nothing."""
-    draws = list(reversed(state.bag))
-    names = {c.id: c.name for c in game.data.characters}
-    public = [list(state.characters), [g for g in state.guest if g is not None]]
-    out = []
-    for window in _runs(draws):
-        if any(_contains(seq, window) for seq in public):
-            continue
-        for words in (window, [names.get(t, t) for t in window]):
-            sep = r"\W{0,4}"
-            out.append(re.compile(sep.join(re.escape(w) for w in words), re.IGNORECASE))
-    return out
-
-
-SECRET_FRAGMENTS: dict[str, Callable[[Any, Any], list[re.Pattern[str]]]] = {
-    "fairy-tale-inn": fti_fragments,
-}
-"""game id -> (game, true state) -> patterns that must appear nowhere a player can read."""
-
-
-def winter_hand_picture(view: Any, names: list[str]) -> bytes:
-    from renderers import winter_hand
-
-    return winter_hand.render(view, names)
-
-
-PRIVATE_PICTURES: dict[str, Callable[[Any, list[str]], bytes]] = {
-    "winter-tales": winter_hand_picture,
-}
-"""game id -> (a seat's view, names) -> the picture that seat is sent privately (DM or
-ephemeral), for games whose private picture is not the board (Winter Tales: the hand)."""
+    if renderers.has_private_picture(game_id):
+        return renderers.render_private(game_id, view, names=names)
+    return renderers.render(game_id, view, names=names)
 
 
 @dataclass
@@ -152,11 +129,10 @@ class LeakCheck:
                     f"the {'public' if seat is None else f'seat {seat}'} "
                     f"view of version {version} depends on hidden state"
                 )
-            private = PRIVATE_PICTURES.get(game.id) if seat is not None else None
             rkey = (game.id, view.model_dump_json(), tuple(self.rep.names))
             if rkey not in _RENDERED:
                 _RENDERED[rkey] = _digest(
-                    private(view, self.rep.names) if private is not None
+                    private_picture(game.id, view, self.rep.names) if seat is not None
                     else renderers.render(game.id, view, names=self.rep.names))
             self._renders[key] = _RENDERED[rkey]
         return self._renders[key]
@@ -182,13 +158,10 @@ class LeakCheck:
     # -- text and ids --------------------------------------------------------------------
 
     def _fragments(self) -> list[re.Pattern[str]]:
-        make = SECRET_FRAGMENTS.get(self.rep.game.id)
-        if make is None:
-            return []
         out: list[re.Pattern[str]] = []
         seen: set[str] = set()
         for state in self.rep.states:
-            for pattern in make(self.rep.game, state):
+            for pattern in fragment_patterns(self.rep.game, state):
                 if pattern.pattern not in seen:
                     seen.add(pattern.pattern)
                     out.append(pattern)
@@ -208,11 +181,20 @@ class LeakCheck:
         for msg in self._messages():
             self.checked_messages += 1
             self._check_ids(msg)
-            text = f"{msg.text}\n{msg.raw_json()}"
+            # Every version of an edited message was seen: its earlier words and pictures
+            # are checked like its current ones.
+            earlier = [f"{old.get('content') or ''}\n{old.get('components')}"
+                       for old in msg.history]
+            text = "\n".join([*earlier, msg.text, msg.raw_json()])
             for pattern in fragments:
                 hit = pattern.search(text)
                 assert hit is None, f"{msg!r} reveals hidden order {hit.group(0)!r}"
-            for attachment in msg.attachments:
+            seen: set[int] = set()
+            files = [a for old in msg.history for a in old.get("files", [])]
+            for attachment in [*files, *msg.attachments]:
+                if id(attachment) in seen:
+                    continue
+                seen.add(id(attachment))
                 if not attachment.content_type.startswith("image/"):
                     continue
                 seat = self._viewer_seat(msg)

@@ -98,18 +98,34 @@ async def fti_turn(
     return done
 
 
+def prompt_version(message: Message) -> int:
+    """The table version a turn message's buttons carry (-1 if none)."""
+    versions = [int(c.split(":")[2]) for c in message.custom_ids
+                if c.startswith(("ft:", "fs:")) and ":lobby." not in c]
+    return max(versions, default=-1)
+
+
 async def wait_next_prompt(
-    emu: Emulator, db: Path, channel: Channel, after: int, timeout: float = 20.0
+    emu: Emulator, db: Path, channel: Channel, after: int | Message, timeout: float = 20.0,
+    *, after_version: int | None = None,
 ) -> Message | None:
-    """Wait for a turn message newer than message id ``after`` (an AI may be moving), or
-    for the game to end (returns None)."""
+    """Wait for the next turn: a turn message newer than ``after`` (a message, or a
+    message id), or the same message edited with the buttons of a newer version (the
+    steps of one turn share one message), or for the game to end (returns None)."""
+    after_id = after if isinstance(after, int) else after.id
+    if after_version is None:
+        after_version = -1 if isinstance(after, int) else prompt_version(after)
 
     def ready() -> Any:
         row = table_row(db, channel.id)
         if row is not None and row.finished:
             return "over"
         msg = latest_with_buttons(emu, channel.id)
-        return msg if msg is not None and msg.id > after else None
+        if msg is None:
+            return None
+        if msg.id > after_id or (msg.id == after_id and prompt_version(msg) > after_version):
+            return msg
+        return None
 
     found = await emu.wait_for(ready, timeout, "the next turn message or the end")
     if found == "over":
@@ -143,7 +159,8 @@ async def play_fti(
     if prompt is None:
         prompt = await wait_next_prompt(emu, db, channel, 0)
     while prompt is not None and made < max_decisions and (stop_after is None or made < stop_after):
+        seen = (prompt.id, prompt_version(prompt))
         await fti_turn(emu, channel, rng, prompt)
         made += 1
-        prompt = await wait_next_prompt(emu, db, channel, prompt.id)
+        prompt = await wait_next_prompt(emu, db, channel, seen[0], after_version=seen[1])
     return Played(made, prompt)

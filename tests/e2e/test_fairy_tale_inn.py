@@ -6,12 +6,13 @@ import asyncio
 import io
 import random
 import re
+from pathlib import Path
 
 import pytest
 
 from tests.e2e.harness import E2E, latest_with_buttons
 from tests.e2e.hidden import assert_no_hidden_information
-from tests.e2e.play import actions, play_fti, table_row, wait_next_prompt
+from tests.e2e.play import actions, play_fti, prompt_version, table_row, wait_next_prompt
 from tests.emulator import Message
 
 pytestmark = pytest.mark.e2e
@@ -44,7 +45,9 @@ async def test_two_people_play_a_full_game(e2e: E2E) -> None:
     assert "wins" in emu.channel.messages[-1].content
     assert latest_with_buttons(emu) is None  # no buttons left on a finished game
     check = assert_no_hidden_information(emu, bot.db_path, emu.channel.id)
-    assert check.checked_images == len(moves) + 1 and check.checked_messages > len(moves)
+    # The steps of one turn share one message (its picture replaced when the board
+    # changes): every picture ever posted is checked, and the board was shown often.
+    assert check.checked_images > len(moves) // 2 and check.checked_messages > len(moves) // 2
     bot.assert_log_clean()
 
 
@@ -69,13 +72,12 @@ async def test_a_full_game_against_the_ai_survives_a_restart(e2e: E2E) -> None:
     old_slot = next(b for b in prompt.buttons if not b.disabled).custom_id
     played = await play_fti(emu, bot.db_path, emu.channel, rng, prompt=prompt, stop_after=1)
     assert table_row(bot.db_path, emu.channel.id).version > before.version  # type: ignore
-    # The restarted process never knew that message, so its buttons stay; a click on it now
-    # is stale and changes nothing.
-    if prompt.buttons:
-        version = table_row(bot.db_path, emu.channel.id).version  # type: ignore[union-attr]
-        stale = await alice.click(prompt, custom_id=old_slot)
-        assert stale.reply is not None and "older turn" in stale.reply.content
-        assert table_row(bot.db_path, emu.channel.id).version == version  # type: ignore
+    # The turn message is in the store, so the restarted process knows it: once the move is
+    # made its old buttons are gone (edited into the next step of the turn, or taken off
+    # when the turn passes), never left to answer "older turn" for good.
+    await emu.wait_for(lambda: all(f":{before.version}:" not in (b.custom_id or "")
+                                   for b in prompt.buttons), 10, "the old buttons to go")
+    assert old_slot not in [b.custom_id for b in prompt.buttons]
     played = await play_fti(emu, bot.db_path, emu.channel, rng, prompt=played.prompt)
     assert played.prompt is None
     row = table_row(bot.db_path, emu.channel.id)
@@ -109,7 +111,7 @@ async def test_stale_foreign_and_double_clicks_change_nothing(e2e: E2E) -> None:
     assert menu_a is not None and menu_b is not None and menu_a.ephemeral
     assert table_row(bot.db_path, emu.channel.id).version == 0  # type: ignore[union-attr]
     await actor.click(menu_b, custom_id=menu_b.buttons[0].custom_id)
-    prompt = await wait_next_prompt(emu, bot.db_path, emu.channel, first.id)
+    prompt = await wait_next_prompt(emu, bot.db_path, emu.channel, first.id, after_version=0)
     assert prompt is not None
     assert table_row(bot.db_path, emu.channel.id).version == 1  # type: ignore[union-attr]
     assert menu_b.buttons == [] and "You dropped" in menu_b.content
@@ -125,8 +127,10 @@ async def test_stale_foreign_and_double_clicks_change_nothing(e2e: E2E) -> None:
                          if not b.disabled and re.search(r":s\d+$", b.custom_id or "")]):
         actor = next(p for p in (alice, bob) if p.mention in prompt.content)
         decision = next(b for b in prompt.buttons if not b.disabled)
+        seen = prompt_version(prompt)
         await actor.click(prompt, custom_id=decision.custom_id)
-        prompt = await wait_next_prompt(emu, bot.db_path, emu.channel, prompt.id)
+        prompt = await wait_next_prompt(emu, bot.db_path, emu.channel, prompt.id,
+                                        after_version=seen)
         assert prompt is not None
     before = table_row(bot.db_path, emu.channel.id).version  # type: ignore[union-attr]
 
@@ -141,7 +145,7 @@ async def test_stale_foreign_and_double_clicks_change_nothing(e2e: E2E) -> None:
     )
     for inter in both:
         await emu.finish(inter)
-    await wait_next_prompt(emu, bot.db_path, emu.channel, prompt.id)
+    await wait_next_prompt(emu, bot.db_path, emu.channel, prompt.id, after_version=before)
     await emu.settle(quiet=0.5)
     row = table_row(bot.db_path, emu.channel.id)
     assert row is not None and row.version == before + 1
@@ -150,6 +154,17 @@ async def test_stale_foreign_and_double_clicks_change_nothing(e2e: E2E) -> None:
     # One click moved, the other got a private refusal (the table moved on under it).
     assert sum("older turn" in a or "not your turn" in a for a in answers) == 1, answers
     assert_no_hidden_information(emu, bot.db_path, emu.channel.id)
+
+
+def bot_history(db: Path, table_id: str) -> list[str]:
+    """The public lines of a table's event log, straight from the bot's SQLite file."""
+    import json
+    import sqlite3
+
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        rows = conn.execute("SELECT data FROM events WHERE table_id = ? ORDER BY version, idx",
+                            (table_id,)).fetchall()
+    return [d["text"] for (raw,) in rows if (d := json.loads(raw))["visible_to"] is None]
 
 
 def boards(e2e: E2E) -> list[Message]:
@@ -165,7 +180,9 @@ async def test_closed_dms_lose_nothing(e2e: E2E) -> None:
     await play_fti(emu, bot.db_path, emu.channel, random.Random(4), stop_after=6)
     row = table_row(bot.db_path, emu.channel.id)
     assert row is not None and row.version >= 5
-    assert len(boards(e2e)) == row.version + 1  # the start and every move reached the channel
+    # the start and every move reached the channel
+    channel = "\n".join(m.content for m in emu.channel.messages)
+    assert all(line in channel for line in bot_history(bot.db_path, row.id))
     # Every private message the bot tried to DM bob was refused and replaced by a
     # channel nudge; Fairy Tale Inn has no per-seat secret, so it should not even try.
     refused = [c for c in emu.requests if c.status == 403]
@@ -209,12 +226,23 @@ async def test_rate_limits_and_server_errors_lose_and_repeat_no_move(e2e: E2E) -
     assert row is not None and row.version >= 7
     moves = actions(bot.db_path, row.id)
     assert [v for v, _, _ in moves] == list(range(1, row.version + 1))
-    # Each move announced exactly once: none lost, none doubled.
-    assert len(boards(e2e)) == row.version + 1
+    # Each move announced exactly once: none lost, none doubled (a retried send is
+    # answered with the first message, by its nonce).
+    channel = "\n".join(m.content for m in emu.channel.messages)
+    for line in bot_history(bot.db_path, row.id):
+        assert line in channel, line
+    # (the lobby message, refreshed to what /table join answered, may read the same)
+    contents = [m.content for m in emu.channel.messages if m.content and "— lobby" not in m.content]
+    twice = [c for c in set(contents) if contents.count(c) > 1]
+    assert not twice, f"posted twice: {twice}"
+    assert len(boards(e2e)) <= row.version + 1
     assert not any(i.failed for i in emu.interactions.values())
     assert session.resumes == 1 and emu.gateway.identifies == 1
     check = assert_no_hidden_information(emu, bot.db_path, emu.channel.id)
-    assert check.checked_images == len(boards(e2e))
+    # every picture posted, including ones an edit later replaced, was checked
+    replaced = sum(1 for m in emu.channel.messages for old in m.history
+                   for a in old.get("files", []) if a not in m.attachments)
+    assert check.checked_images == len(boards(e2e)) + replaced
 
 
 @pytest.mark.bot_env(AI_DELAY="0")

@@ -8,7 +8,7 @@ import pytest
 
 from tests.e2e.harness import E2E
 from tests.e2e.hidden import assert_no_hidden_information
-from tests.e2e.play import actions, person_to_act, table_row, wait_next_prompt
+from tests.e2e.play import actions, person_to_act, prompt_version, table_row, wait_next_prompt
 from tests.emulator import Channel, Emulator, Message
 
 pytestmark = pytest.mark.e2e
@@ -39,9 +39,10 @@ async def play_treasure(
     made = 0
     prompt = await wait_next_prompt(emu, bot_db, channel, 0)
     while prompt is not None and made < max_decisions:
+        seen = prompt_version(prompt)
         await treasure_turn(emu, channel, rng, prompt)
         made += 1
-        prompt = await wait_next_prompt(emu, bot_db, channel, prompt.id)
+        prompt = await wait_next_prompt(emu, bot_db, channel, prompt.id, after_version=seen)
     return made, prompt
 
 
