@@ -25,8 +25,12 @@ log = logging.getLogger("fabletop.tables")
 
 def interrupt_timeout(info: TableInfo) -> float | None:
     """The table's interrupt timeout in seconds (``None``: it waits for ever)."""
-    seconds = info.settings.get("interrupt_timeout")
-    return float(seconds) if seconds else None
+    return _seconds(info.settings)
+
+
+def _seconds(settings: dict[str, object]) -> float | None:
+    seconds = settings.get("interrupt_timeout")
+    return float(seconds) if isinstance(seconds, int | float) and seconds > 0 else None
 
 
 class TimersPart(PlayPart):
@@ -87,7 +91,7 @@ class TimersPart(PlayPart):
         for t in list(self._live.values()):
             if t.status is not TableStatus.PLAYING or t.state is None:
                 continue
-            seconds = interrupt_timeout(self._info(t))
+            seconds = _seconds(t.rec.settings)  # read every few seconds: no TableInfo built
             since = t.rec.turn_since
             if not seconds or since is None or now - since < timedelta(seconds=seconds):
                 continue

@@ -66,7 +66,7 @@ async def test_a_move_committed_before_a_crash_is_announced_after_the_restart(e2
 
 
 async def test_a_delivered_outbox_is_not_delivered_again_after_a_restart(e2e: E2E) -> None:
-    emu, bot, (alice, bob, _carol) = e2e
+    emu, bot, _people = e2e
     await open_table(e2e)
     prompt = await wait_next_prompt(emu, bot.db_path, emu.channel, 0)
     assert prompt is not None
