@@ -22,6 +22,8 @@ BENCHMARKS: list[tuple[str, list[str], list[str]]] = [
     ("bench.service_latency", [], ["--moves", "200"]),
     ("bench.treasure_tuning", [], ["--games", "100"]),
     ("bench.load_emulator", [], ["--tables", "2"]),
+    ("bench.click_cost", [], ["--moves", "4"]),
+    ("bench.crash_delivery", [], ["--kills", "5"]),
 ]
 
 
