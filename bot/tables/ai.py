@@ -48,12 +48,9 @@ class AIPart(PlayPart):
     async def _ai_loop(self, t: Table) -> None:
         while not self._closed:
             async with t.lock:
-                try:
-                    await self._refresh(t)
-                except NoTable:
+                if not await self._still_playing(t):
                     return
-                if t.status is not TableStatus.PLAYING or t.state is None:
-                    return
+                assert t.state is not None
                 ai_seats = [s for s in t.to_act() if t.seats[s].is_ai]
                 if not ai_seats:
                     return

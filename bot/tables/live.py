@@ -243,6 +243,15 @@ class ServiceBase:
             raise NoTable(f"There is no table with id '{t.rec.id}'.")
         self._absorb(t, fresh)
 
+    async def _still_playing(self, t: Table) -> bool:
+        """Caller holds the lock: catch up with the store, and say whether the table is
+        still being played (background work stops quietly when it is not)."""
+        try:
+            await self._refresh(t)
+        except NoTable:
+            return False
+        return t.status is TableStatus.PLAYING and t.state is not None
+
     def _absorb(self, t: Table, fresh: TableRecord) -> None:
         """Take a row just read from the store as the table's truth."""
         if fresh == t.rec:  # the usual case: nobody else wrote (a plain field compare)

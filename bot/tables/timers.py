@@ -12,7 +12,7 @@ import logging
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from bot.tables.errors import NoTable, StaleVersion, TableError
+from bot.tables.errors import StaleVersion, TableError
 from bot.tables.models import Outbox, PublicUpdate, TableInfo, TableStatus
 from bot.tables.play import PlayPart
 from bot.tables.texts import join_names
@@ -50,11 +50,7 @@ class TimersPart(PlayPart):
             if since is None or now - since < timedelta(minutes=rec.reminder_minutes):
                 continue
             async with t.lock:
-                try:
-                    await self._refresh(t)
-                except NoTable:
-                    continue
-                if t.status is not TableStatus.PLAYING or t.rec is not rec:
+                if not await self._still_playing(t) or t.rec is not rec:
                     continue  # it moved while we waited for the lock (here or elsewhere)
                 info = self._info(t)
                 users = info.to_act_users
@@ -96,11 +92,7 @@ class TimersPart(PlayPart):
             if not seconds or since is None or now - since < timedelta(seconds=seconds):
                 continue
             async with t.lock:
-                try:
-                    await self._refresh(t)
-                except NoTable:
-                    continue
-                if t.status is not TableStatus.PLAYING or t.state is None:
+                if not await self._still_playing(t):
                     continue
                 optional = getattr(self._views(t)[None], "optional", None) or []
                 for seat in optional:
