@@ -160,7 +160,7 @@ class Console:
 
     def show_outbox(self, outbox: Outbox, *, for_user: int | None = None) -> None:
         if outbox.public is not None:
-            for line in outbox.public.lines:
+            for line in outbox.public.text.splitlines():
                 self.say(f"  {line}")
         for update in outbox.private:
             # Hot seat: everyone shares the screen, so only the acting player's own

@@ -340,10 +340,12 @@ class Delivery:
         same_turn = (prev is not None and update.kind == "move" and not update.finished
                      and bool(humans) and set(humans) == set(prev.pinged)
                      and actor_user in humans and prev.version < update.version)
+        whose = [update.turn_line] if update.turn_line else []
         if same_turn:
             assert prev is not None
-            merged = _merge(list(prev.lines), lines)
-            content = _content(merged, prev.pinged, "it's your turn")  # an edit pings nobody
+            merged = _merge(list(prev.lines), lines, MAX_CONTENT - 200)
+            # an edit pings nobody: the mention only says again whose turn it is
+            content = _content(merged + whose, prev.pinged, "it's your turn")
             edited = await self._edit(prev, content, buttons, png)
             if edited:
                 turn = replace(prev, version=update.version, lines=tuple(merged),
@@ -361,7 +363,7 @@ class Delivery:
         else:
             pings = tuple(u for u in humans if u not in already)
         verb = "the table is waiting for you" if update.kind == "reminder" else "it's your turn"
-        content = _content(lines, pings, verb)
+        content = _content(lines + whose, pings, verb)
         sent = await self._send(channel, content=content, pings=pings, png=png, view=buttons,
                                 nonce=_nonce(outbox, "p"))
         if sent is None:
@@ -603,11 +605,6 @@ def _content(lines: list[str], pings: tuple[int, ...], verb: str | None) -> str:
     return text
 
 
-def _merge(old: list[str], new: list[str]) -> list[str]:
-    """The lines of one turn: each once, the "whose turn" line last, and only as many of
-    the newest as fit in one message."""
-    turn_lines = [x for x in new if x.startswith("It is ") and x.endswith("'s turn.")]
-    merged = [x for x in old if not (x.startswith("It is ") and x.endswith("'s turn."))]
-    merged += [x for x in new if x not in merged and x not in turn_lines]
-    merged += turn_lines[-1:]
-    return clip_start(merged, MAX_CONTENT - 50)
+def _merge(old: list[str], new: list[str], limit: int) -> list[str]:
+    """The news lines of one turn: each once, and only as many of the newest as fit."""
+    return clip_start([*old, *(x for x in new if x not in old)], limit)

@@ -125,10 +125,13 @@ class PublicUpdate:
     outcome_text: str | None = None
     actor: int | None = None
     """The seat whose move this is (``None``: no move, or a timer's)."""
+    turn_line: str | None = None
+    """Whose turn it is now ("It is Ann's turn."), kept apart from the news lines so a
+    message that gathers the steps of one turn shows it once, last."""
 
     @property
     def text(self) -> str:
-        return "\n".join(self.lines)
+        return "\n".join([*self.lines, *([self.turn_line] if self.turn_line else [])])
 
 
 @dataclass(frozen=True)

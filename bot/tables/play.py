@@ -56,7 +56,7 @@ anything else to show the clicker instead (a follow-up menu)."""
 
 
 def _dedupe(lines: list[str]) -> list[str]:
-    """Each line once, in order: two events may say the same ("It is Ann's turn.")."""
+    """Each line once, in order: two events may say the same thing."""
     return list(dict.fromkeys(line for line in lines if line))
 
 
@@ -375,17 +375,19 @@ class PlayPart(ServiceBase):
         lines = [*head, *(e.text(t.name) for e in events if e.visible_to is None)]
         finished = info.status is TableStatus.FINISHED
         mentions: tuple[int, ...] = ()
+        turn_line = None
         if finished:
             if info.outcome_text:
                 lines.append(info.outcome_text)
         elif info.to_act:
             mentions = info.to_act_users
-            lines.append(f"It is {join_names([t.name(s) for s in info.to_act])}'s turn.")
+            turn_line = f"It is {join_names([t.name(s) for s in info.to_act])}'s turn."
         public = PublicUpdate(
             table_id=info.id, channel_id=info.channel_id, game_id=info.game_id,
-            version=info.version, kind=kind, lines=tuple(_dedupe(lines)), mentions=mentions,
+            version=info.version, kind=kind,
+            lines=tuple(x for x in _dedupe(lines) if x != turn_line), mentions=mentions,
             render_board=render_board, to_act=info.to_act, finished=finished,
-            outcome_text=info.outcome_text, actor=actor,
+            outcome_text=info.outcome_text, actor=actor, turn_line=turn_line,
         )
         views = self._views(t)
         after = self._secret_parts(t)

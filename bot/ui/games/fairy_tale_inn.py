@@ -51,11 +51,11 @@ class FairyTaleInnUI(GameUI):
                 return f"Take {slot.name} (slot {slot.slot}, {_cost_text(slot.cost)}) -> " \
                        f"column {a.column}"
         if kind == "rat":
-            return f"Drop the Rat into column {a.column}"
+            return f"Rat → Column {a.column}"
         if kind == "extra_turn":
-            return "Pay for an extra turn"
+            return "Pay 1 gold: extra turn"
         if kind == "end_turn":
-            return "End your turn (no extra turn)"
+            return "End my turn"
         return super().label(action, view)
 
     # -- helpers ---------------------------------------------------------------
@@ -89,20 +89,22 @@ class FairyTaleInnUI(GameUI):
             return None
         kinds = {getattr(a, "kind", None) for a in legal}
         if "rat" in kinds:
-            columns = sorted(a.column for a in legal if a.kind == "rat")  # type: ignore[attr-defined]
+            rats = sorted((a for a in legal if getattr(a, "kind", None) == "rat"),
+                          key=lambda a: a.column)  # type: ignore[attr-defined]
             return Menu(
                 prompt="Choose a column for the Pied Piper's Rat.",
-                choices=tuple(
-                    Choice(f"r{c}", f"Rat → Column {c}", style="primary") for c in columns
-                ),
+                choices=tuple(Choice(f"r{a.column}", self.label(a, view), style="primary")  # type: ignore[attr-defined]
+                              for a in rats),
             )
         if kinds & {"extra_turn", "end_turn"}:
             choices = []
-            if "extra_turn" in kinds:
-                choices.append(Choice("x", "Pay 1 gold: extra turn", style="success",
+            extra = self._find(legal, "extra_turn")
+            if extra is not None:
+                choices.append(Choice("x", self.label(extra, view), style="success",
                                       emoji="⏩"))
-            if "end_turn" in kinds:
-                choices.append(Choice("e", "End my turn", style="secondary"))
+            end = self._find(legal, "end_turn")
+            if end is not None:
+                choices.append(Choice("e", self.label(end, view), style="secondary"))
             return Menu(prompt="Take the extra turn?", choices=tuple(choices))
         drops = self._drops(legal)
         choices = []
