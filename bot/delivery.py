@@ -227,12 +227,16 @@ class Delivery:
         return build_view(menu, info.id, info.version)
 
     async def _turn_message(self, table_id: str) -> TurnMessage | None:
-        if table_id not in self._turns:
-            stored = await self.store.turn_message(table_id)
-            if stored is None:
-                return None
-            self._turns[table_id] = stored
-        return self._turns[table_id]
+        """The table's turn message as the store has it: another process (a DM click
+        arrives on shard 0) may have posted a newer one since this one's last post.
+        Deliveries of one table are in order here and each stores its turn message
+        before the next begins, so the store is never behind this process."""
+        stored = await self.store.turn_message(table_id)
+        cached = self._turns.get(table_id)
+        if stored is None or (cached is not None and cached.version > stored.version):
+            return cached
+        self._turns[table_id] = stored
+        return stored
 
     # -- delivery ----------------------------------------------------------------
 
