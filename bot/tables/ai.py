@@ -93,8 +93,9 @@ class AIPart(PlayPart):
                     return await self._play(t, seat, None, action, version)
                 except IllegalAction:
                     self.replaced_choices += 1
-                    log.error("AI %s chose an illegal move at table %s: %r", level,
-                              t.rec.id, action)
+                    # The kind only: the move itself may name a card of a secret hand.
+                    log.error("AI %s chose an illegal %s at table %s", level,
+                              getattr(action, "kind", "move"), t.rec.id)
             assert t.state is not None
             legal = t.game.legal_actions(t.state, seat)
             if not legal:
