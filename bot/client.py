@@ -133,8 +133,9 @@ _OPTION_TYPES = {
 def wrong_option(interaction: discord.Interaction) -> str | None:
     """Why an option of this command invocation cannot be read, or ``None``."""
     command = interaction.command
-    if not isinstance(command, app_commands.Command):
-        return None
+    if interaction.type is not discord.InteractionType.application_command or not isinstance(
+            command, app_commands.Command):
+        return None  # autocomplete reads what is typed so far, whatever its type
     declared = {p.name: p.type for p in command.parameters}
     data: Any = interaction.data or {}
     options = list(data.get("options") or [])

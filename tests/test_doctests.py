@@ -1,4 +1,5 @@
-"""Run the docstring examples of every module in the pure layers (engines, renderers).
+"""Run the docstring examples of every module in the pure layers (engines, renderers),
+and of the bot's modules whose examples document its texts, ids and adapters.
 
 Docstring examples are documentation that must stay true; collecting them here
 (rather than with --doctest-modules over the whole tree) keeps test-support code
@@ -17,8 +18,14 @@ import engines
 import renderers
 
 
+BOT_MODULES = [
+    "bot.cogs.common", "bot.tables.texts", "bot.ui.adapter", "bot.ui.forms",
+    "bot.ui.games.treasure", "bot.ui.games.winter_tales", "bot.ui.ids", "bot.ui.texts",
+]
+
+
 def _modules() -> list[str]:
-    names: list[str] = []
+    names: list[str] = list(BOT_MODULES)
     for package in (engines, renderers):
         names.append(package.__name__)
         for info in pkgutil.walk_packages(package.__path__, prefix=package.__name__ + "."):

@@ -65,9 +65,24 @@ class TextForm(discord.ui.Modal):
 
 
 def form_text(data: Any) -> str:
-    """The words of a submitted form (the ``text`` input), or an empty string."""
-    for row in (data or {}).get("components", []) or []:
-        for item in row.get("components", []) or [row]:
-            if item.get("custom_id") == TEXT_FIELD:
-                return str(item.get("value") or "")[:MAX_TEXT]
+    """The words of a submitted form (the ``text`` input), or an empty string. The input
+    may come in an action row or, from newer clients, inside a label component.
+
+    >>> form_text({"components": [{"type": 1, "components": [
+    ...     {"type": 4, "custom_id": "text", "value": "Snow fell."}]}]})
+    'Snow fell.'
+    >>> form_text({"components": [{"type": 18, "component":
+    ...     {"type": 4, "custom_id": "text", "value": "Ice."}}]})
+    'Ice.'
+    """
+    stack: list[Any] = list((data or {}).get("components") or [])
+    while stack:
+        item = stack.pop(0)
+        if not isinstance(item, dict):
+            continue
+        if item.get("custom_id") == TEXT_FIELD and "value" in item:
+            return str(item.get("value") or "")[:MAX_TEXT]
+        stack.extend(item.get("components") or [])
+        if isinstance(item.get("component"), dict):
+            stack.append(item["component"])
     return ""
