@@ -118,8 +118,6 @@ class HandMessages:
         ui = get_ui(info.game_id)
 
         async def one(news: SeatNews) -> HandMessage | None:
-            if news.view is None:
-                return None
             mine = lines.get(news.user_id, [])
             alerts = [x for x in mine if ui.is_alert(x)]
             latest = [x for x in mine if x not in alerts and not x.startswith(SECRET_CHANGED)]
@@ -131,7 +129,9 @@ class HandMessages:
             # A repeat delivery of the same outbox (after a crash) finds its messages by
             # their nonces instead of sending them twice.
             nonce = f"ft{outbox.id}h{news.seat}" if outbox.id is not None else None
-            if not closed:
+            # Without a view (a newer outbox is already waiting, and it brings the hand)
+            # the hand is left alone, but what must be noticed still goes out.
+            if not closed and news.view is not None:
                 result = await self._show(info, news, latest, rec, nonce)
             if alerts:
                 await self._alert(info, news.user_id, alerts, closed,
@@ -140,7 +140,7 @@ class HandMessages:
                                       or interaction.user.id != news.user_id):
                 await self.delivery.nudge(news.user_id, info.channel_id, first=False)
             if closed and interaction is not None and interaction.user.id == news.user_id \
-                    and news.legal:
+                    and news.legal and news.view is not None:
                 # The player who just moved and still has a choice gets the hand back
                 # at once, as the DM hand message would have shown it.
                 await self.send_ephemeral(interaction, outbox, latest)

@@ -350,3 +350,31 @@ async def test_an_unknown_form_is_answered(h: Harness) -> None:
     reply = only(await h.fake.dispatch(h.bot, form_submit(h, ANN, "xx:what", "hi")),
                  "callback")
     assert reply.ephemeral and "do not know this form" in reply.content
+
+
+async def test_an_alert_of_a_superseded_update_still_reaches_its_seat(h: Harness) -> None:
+    """When a newer update is already waiting, an older one posts its text only, but a
+    private line that must be noticed (the X-card notice to the Arbiter) still goes."""
+    from dataclasses import replace
+
+    from bot.tables import PrivateUpdate
+    from engines.winter_tales.content import load_content
+
+    await h.slash("table new", ANN, uname="Ann", game="winter-tales")
+    await h.slash("table join", BOB, uname="Bob")
+    await h.slash("table join", CAROL, uname="Carol")
+    await h.slash("table start", ANN)
+    info = await h.service.status(CHANNEL_ID)
+    snapshot = await h.service.table_snapshot(info.id)
+    assert snapshot is not None
+    notice = load_content().setup.safety.x_card_private_notice
+    arbiter = snapshot.seats[0]
+    alert = PrivateUpdate(table_id=info.id, channel_id=CHANNEL_ID, user_id=arbiter.user_id,
+                          seat=arbiter.seat, version=info.version, lines=(notice,))
+    superseded = replace(snapshot, private=(alert,), seats=tuple(
+        replace(s, view=None, legal=()) for s in snapshot.seats))
+    before = len([s for s in h.fake.sent if s.kind == "dm"])
+    await h.bot.delivery.deliver(superseded)
+    dms = [s for s in h.fake.sent if s.kind == "dm"][before:]
+    assert [d.channel_id for d in dms] == [arbiter.user_id]
+    assert notice[:40] in dms[0].content
