@@ -151,6 +151,8 @@ class Delivery:
         self._sequence: dict[str, _Sequence] = {}
         self._turns: dict[str, TurnMessage] = {}
         """table id -> its current turn message (read from the store after a restart)."""
+        self._turn_seats: dict[str, tuple[int, ...]] = {}
+        """table id -> the seats to act when its turn message was last posted or edited."""
         self._lobbies: dict[str, discord.Interaction] = {}
         """table id -> the /table new interaction whose reply carries the lobby buttons
         (its token can edit that reply for 15 minutes)."""
@@ -265,6 +267,7 @@ class Delivery:
             if not outbox.table.status.live:  # the table is over: forget its bookkeeping
                 self._sequence.pop(outbox.table_id, None)
                 self._turns.pop(outbox.table_id, None)
+                self._turn_seats.pop(outbox.table_id, None)
 
     async def _deliver(self, outbox: Outbox, interaction: discord.Interaction | None,
                        superseded: bool) -> bool:
@@ -340,12 +343,22 @@ class Delivery:
         # The steps of one turn: the player to act moved and is still to act. Anything
         # else (a ruling, words added out of turn, a change of player) is news of its
         # own, in a new message at the bottom of the channel.
-        actor_user = next((s.user_id for s in info.seats if s.index == update.actor), None)
+        # The seats to act when the turn message was last updated: AI seats too, so an AI's
+        # steps gather in one message like a person's. After a restart only the people
+        # pinged are known, which is enough for theirs.
+        seats_then = self._turn_seats.get(info.id)
+        same_seats = (seats_then == tuple(info.to_act) if seats_then is not None
+                      else bool(humans) and prev is not None and set(humans) == set(prev.pinged))
         same_turn = (prev is not None and update.kind == "move" and not update.finished
-                     and bool(humans) and set(humans) == set(prev.pinged)
-                     and actor_user in humans and prev.version < update.version)
+                     and update.actor is not None and update.actor in info.to_act
+                     and same_seats and prev.version < update.version)
         whose = [update.turn_line] if update.turn_line else []
-        if same_turn:
+        # A move with no public news and nobody new to ask (one AI handing the turn to
+        # another) only changes whose turn it is: the turn message says so, in place.
+        nobody_new = not humans or (prev is not None and set(humans) <= set(prev.pinged))
+        quiet = (prev is not None and update.kind == "move" and not update.finished
+                 and not lines and nobody_new and png is None)
+        if same_turn or quiet:
             assert prev is not None
             merged = _merge(list(prev.lines), lines, MAX_CONTENT - 200)
             # an edit pings nobody: the mention only says again whose turn it is
@@ -356,6 +369,7 @@ class Delivery:
                                has_buttons=buttons is not None,
                                board_key=key if png is not None else prev.board_key)
                 self._turns[info.id] = turn
+                self._turn_seats[info.id] = tuple(info.to_act)
                 return True, turn
         # A new turn message: ping whoever is to act and was not already asked (a
         # reminder asks again; a board re-post asks nobody).
@@ -380,6 +394,7 @@ class Delivery:
             has_buttons=buttons is not None,
             board_key=key if png is not None else (prev.board_key if prev else None))
         self._turns[info.id] = turn
+        self._turn_seats[info.id] = tuple(info.to_act)
         return True, turn
 
     async def _send(self, channel: Any, *, content: str, pings: tuple[int, ...] = (),
@@ -601,8 +616,25 @@ def _nonce(outbox: Outbox, part: str) -> str | None:
     return f"ft{outbox.id}{part}"[:25]
 
 
+def _collapse(lines: list[str]) -> list[str]:
+    """A step taken several times in a row reads once, counted ("... (x2)").
+
+    >>> _collapse(["Bob discards a card.", "Bob discards a card.", "Ann moves."])
+    ['Bob discards a card. (x2)', 'Ann moves.']
+    """
+    out: list[str] = []
+    counts: list[int] = []
+    for line in lines:
+        if out and line == out[-1]:
+            counts[-1] += 1
+        else:
+            out.append(line)
+            counts.append(1)
+    return [line if n == 1 else f"{line} (x{n})" for line, n in zip(out, counts, strict=True)]
+
+
 def _content(lines: list[str], pings: tuple[int, ...], verb: str | None) -> str:
-    text = "\n".join(lines)
+    text = "\n".join(_collapse(lines))
     if pings and verb:
         who = ", ".join(f"<@{u}>" for u in dict.fromkeys(pings))
         text = f"{text}\n{who}: {verb}." if text else f"{who}: {verb}."
@@ -610,5 +642,6 @@ def _content(lines: list[str], pings: tuple[int, ...], verb: str | None) -> str:
 
 
 def _merge(old: list[str], new: list[str], limit: int) -> list[str]:
-    """The news lines of one turn: each once, and only as many of the newest as fit."""
-    return clip_start([*old, *(x for x in new if x not in old)], limit)
+    """The news lines of one turn, in order (a step taken twice is told twice), and only
+    as many of the newest as fit."""
+    return clip_start([*old, *new], limit)

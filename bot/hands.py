@@ -124,6 +124,9 @@ class HandMessages:
             rec = stored.get(news.user_id)
             if only_stale and (rec is None or not rec.shows_choices):
                 return None
+            if (rec is not None and not news.changed and not news.legal and not mine
+                    and not rec.shows_choices and not only_stale):
+                return None  # nothing of this seat's own changed: its hand stays as it is
             closed = news.user_id in closed_dms
             result = None
             # A repeat delivery of the same outbox (after a crash) finds its messages by
@@ -133,12 +136,11 @@ class HandMessages:
             # the hand is left alone, but what must be noticed still goes out.
             if not closed and news.view is not None:
                 result = await self._show(info, news, latest, rec, nonce)
+            # With closed DMs only what must be noticed earns a nudge: the rest is in
+            # /hand, and the player is pinged when it is their turn anyway.
             if alerts:
                 await self._alert(info, news.user_id, alerts, closed,
                                   f"ft{outbox.id}a{news.seat}" if outbox.id is not None else None)
-            elif closed and mine and (interaction is None
-                                      or interaction.user.id != news.user_id):
-                await self.delivery.nudge(news.user_id, info.channel_id, first=False)
             if closed and interaction is not None and interaction.user.id == news.user_id \
                     and news.legal and news.view is not None:
                 # The player who just moved and still has a choice gets the hand back
@@ -148,7 +150,29 @@ class HandMessages:
 
         # The hands are independent: their pictures render side by side.
         results = await asyncio.gather(*(one(n) for n in outbox.seats))
+        await self._retire(info, stored, {n.user_id for n in outbox.seats}, outbox)
         return [r for r in results if r is not None]
+
+    async def _retire(self, info: TableInfo, stored: dict[int, HandMessage],
+                      seated: set[int], outbox: Outbox) -> None:
+        """A hand message whose player no longer holds a seat (handed over) loses its
+        hand and its buttons, and is forgotten."""
+        if not outbox.seats:
+            return
+        holders = {s.user_id for s in info.seats if s.user_id is not None}
+        for user_id, rec in stored.items():
+            if user_id in seated or user_id in holders:
+                continue
+            try:
+                partial = self.delivery.client.get_partial_messageable(
+                    rec.channel_id, type=discord.ChannelType.private)
+                await partial.get_partial_message(rec.message_id).edit(
+                    content=f"**{info.game_name}** (table in <#{info.channel_id}>): your "
+                            "seat was handed to someone else, so this hand is closed.",
+                    view=None, attachments=[])
+            except discord.HTTPException:
+                log.debug("could not close the hand message of %s", user_id)
+            await self.delivery.store.delete_hand_message(info.id, user_id)
 
     async def _show(self, info: TableInfo, news: SeatNews, lines: list[str],
                     rec: HandMessage | None, nonce: str | None = None) -> HandMessage | None:

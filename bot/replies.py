@@ -14,19 +14,24 @@ from typing import Any
 
 import discord
 
-__all__ = ["INTERNAL_ERROR", "apology", "display_name", "private"]
+__all__ = ["INTERNAL_ERROR", "apology", "display_name", "log_fault", "private"]
 
 log = logging.getLogger("fabletop.errors")
 
 INTERNAL_ERROR = "Something went wrong on my side; nothing was changed. Please try again."
 
 
+def log_fault(error: BaseException, what: str) -> str:
+    """Log a fault of ours with its traceback; returns the short reference to quote."""
+    ref = secrets.token_hex(3)
+    log.error("%s failed [ref %s]", what, ref, exc_info=error)
+    return ref
+
+
 def apology(error: BaseException, what: str) -> str:
     """Log a fault of ours with a short reference, and the plain apology quoting it
     (the user sees no internal detail, the operator finds the traceback)."""
-    ref = secrets.token_hex(3)
-    log.error("%s failed [ref %s]", what, ref, exc_info=error)
-    return f"{INTERNAL_ERROR} (Reference {ref}.)"
+    return f"{INTERNAL_ERROR} (Reference {log_fault(error, what)}.)"
 
 
 async def private(interaction: discord.Interaction, text: str, **kwargs: Any) -> None:

@@ -19,9 +19,9 @@ import discord
 
 from bot.delivery import CANNOT_POST
 from bot.lobby_clicks import LOBBY_PREFIX, LobbyClicks
-from bot.replies import apology, private
+from bot.replies import apology, log_fault, private
 from bot.tables import NoTable, Outbox, StaleVersion, TableInfo, TableService, UserError
-from bot.ui.adapter import Menu, Resolution, UnknownChoice
+from bot.ui.adapter import Menu, Resolution
 from bot.ui.forms import TextForm
 from bot.ui.games import get_ui
 from bot.ui.items import build_view
@@ -151,10 +151,9 @@ class TurnController:
             await self._settle_clicked_message(interaction, done_text)
             posted = await self.delivery.deliver(outbox, interaction=interaction)
             problem = None if posted else CANNOT_POST
-        except Exception:
-            log.exception("announcing move %s of table %s failed", outbox.version,
-                          outbox.table_id)
-            problem = ANNOUNCE_FAILED
+        except Exception as exc:
+            ref = log_fault(exc, f"announcing move {outbox.version} of table {outbox.table_id}")
+            problem = f"{ANNOUNCE_FAILED} (Reference {ref}.)"
         if problem is not None:
             await private(interaction, f"{done_text or 'Your move was played.'} {problem}")
 
@@ -196,9 +195,11 @@ class TurnController:
                 outbox = await self.service.choose(table_id, interaction.user.id,
                                                    version if pinned else None, decide,
                                                    out_of_turn=not pinned)
-            except (StaleVersion, UnknownChoice) as exc:
-                raise UserError(
-                    f"{exc} Your words were not lost: {quote(text, 1500)}") from exc
+            except UserError as exc:
+                # Whatever stopped it, what the player wrote is given back.
+                why = STALE_DM if interaction.guild_id is None and isinstance(
+                    exc, StaleVersion) else str(exc)
+                raise UserError(f"{why} Your words were not lost: {quote(text, 1500)}") from exc
             assert isinstance(outbox, Outbox)
             await self._announce(interaction, outbox, None)
             await private(interaction, "Your passage is in the story.")

@@ -378,3 +378,104 @@ async def test_an_alert_of_a_superseded_update_still_reaches_its_seat(h: Harness
     dms = [s for s in h.fake.sent if s.kind == "dm"][before:]
     assert [d.channel_id for d in dms] == [arbiter.user_id]
     assert notice[:40] in dms[0].content
+
+
+# -- found in review: AI steps, nudges, handovers, selects, DM forms, ties -----------------
+
+
+async def test_an_ai_turn_is_one_message_edited_through_its_steps(h: Harness) -> None:
+    await h.slash("table new", ANN, uname="Ann", game="winter-tales",
+                  options="interrupt_timeout=0")
+    await h.slash("table addbot", ANN, level="storyteller")
+    await h.slash("table addbot", ANN, level="storyteller")
+    await h.slash("table start", ANN)
+    info = await h.service.status(CHANNEL_ID)
+    seat = info.seat_of(ANN)
+    assert seat is not None
+    await h.slash("table handover", ANN, seat=seat.index + 1)
+    await asyncio.wait_for(h.service.wait_idle(), 120)
+    await h.fake.settle()
+    info = await h.service.status(info.id)
+    assert info.status is TableStatus.FINISHED
+    messages = [h.fake.current(m).content for m in h.fake.channel_messages()]
+    moves = info.version
+    # Before: one message per AI step (296 messages for 293 moves in review).
+    assert len(messages) < moves / 2, (len(messages), moves)
+    bare = [m for m in messages if m.strip().startswith("It is ") and "\n" not in m.strip()]
+    assert not bare, bare[:3]
+
+
+async def test_closed_dms_are_told_once_not_pinged_for_every_private_change(
+        h: Harness) -> None:
+    import random
+
+    h.fake.closed_dms.add(BOB)
+    await h.slash("table new", ANN, uname="Ann", game="winter-tales",
+                  options="interrupt_timeout=0")
+    await h.slash("table join", BOB, uname="Bob")
+    await h.slash("table join", CAROL, uname="Carol")
+    await h.slash("table start", ANN)
+    rng = random.Random(5)
+    info = await h.service.status(CHANNEL_ID)
+    for _ in range(120):
+        if info.status is not TableStatus.PLAYING:
+            break
+        user = next(s.user_id for s in info.seats if s.index == rng.choice(list(info.to_act)))
+        legal = await h.service.legal_actions(info.id, user)
+        outbox = await h.service.act(info.id, user, rng.choice(legal))
+        await h.bot.delivery.deliver(outbox)
+        info = outbox.table
+    nudges = [s for s in h.fake.channel_messages()
+              if f"<@{BOB}>" in s.content and "/hand" in s.content]
+    told = [s for s in nudges if "can't send you direct messages" in s.content]
+    assert len(told) == 1
+    assert len(nudges) - len(told) <= sum(1 for s in h.fake.sent if s.kind == "dm"
+                                          and "X-card" in s.content) + 2
+
+
+def test_a_tied_winter_epilogue_without_a_writer_says_who_began_it() -> None:
+    from engines import get_game
+
+    game = get_game("winter-tales")
+    state = game.setup(4, game.Options(), seed=1)
+    state.final = {"spring": 6, "winter": 6}
+    state.winner = state.factions[state.order[0]]
+    outcome = game.outcome(state)
+    assert outcome is not None and "tie" in outcome.reason and "began it" in outcome.reason
+
+
+async def test_a_select_carrying_a_button_id_is_answered(h: Harness) -> None:
+    await h.slash("table new", ANN, uname="Ann", game="fairy-tale-inn")
+    await h.slash("table join", BOB, uname="Bob")
+    await h.slash("table start", ANN)
+    info = await h.service.status(CHANNEL_ID)
+    cid = f"ft:{info.id}:{info.version}:s1"
+    payload = h.fake.click_payload(cid, user_id=ANN, values=["s1"])
+    payload["data"]["component_type"] = 3
+    payload["message"] = h.fake.message_payload(CHANNEL_ID, {"components": [
+        {"type": 1, "components": [{"type": 3, "custom_id": cid, "options": [
+            {"label": "x", "value": "s1"}]}]}]})
+    sent = await h.fake.dispatch(h.bot, payload)
+    assert [s for s in sent if s.kind in ("callback", "followup")], sent
+
+
+async def test_a_stale_form_in_a_dm_points_to_the_hand_and_gives_the_words_back(
+        h: Harness) -> None:
+    from bot.turns import STALE_DM
+
+    await h.slash("table new", ANN, uname="Ann", game="winter-tales")
+    await h.slash("table join", BOB, uname="Bob")
+    await h.slash("table join", CAROL, uname="Carol")
+    await h.slash("table start", ANN)
+    info = await h.service.status(CHANNEL_ID)
+    mover = info.to_act_users[0]
+    stale = f"fm:{info.id}:{info.version}:t0"
+    legal = await h.service.legal_actions(info.id, mover)
+    await h.service.act(info.id, mover, legal[0])
+    payload = form_submit(h, mover, stale, "Far away.")
+    payload.pop("guild_id", None)
+    payload.pop("member", None)
+    payload["user"] = {"id": str(mover), "username": "u", "discriminator": "0",
+                       "global_name": None, "avatar": None}
+    text = reply_text(await h.fake.dispatch(h.bot, payload))
+    assert STALE_DM in text and "Far away." in text and "channel" not in text

@@ -18,7 +18,7 @@ import engines
 import renderers
 
 BOT_MODULES = [
-    "bot.cogs.common", "bot.tables.texts", "bot.ui.adapter", "bot.ui.forms",
+    "bot.cogs.common", "bot.delivery", "bot.tables.texts", "bot.ui.adapter", "bot.ui.forms",
     "bot.ui.games.treasure", "bot.ui.games.winter_tales", "bot.ui.ids", "bot.ui.texts",
 ]
 

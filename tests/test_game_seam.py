@@ -22,6 +22,7 @@ from tests.conformance import Case, play_random_game
 from tests.discord_fakes import (
     ANN,
     BOB,
+    CAROL,
     CHANNEL_ID,
     Harness,
     Sent,
@@ -173,3 +174,18 @@ def test_the_leak_check_reads_the_declared_fragments(toy: None) -> None:
         assert any(p.search(f"Ann found stones worth {upcoming}") for p in patterns)
     assert not any(p.search("Ann took 2 stone(s).") for p in patterns)
     assert all(isinstance(p, re.Pattern) for p in patterns)
+
+
+async def test_a_handed_over_seat_closes_the_old_holders_hand(h: Harness) -> None:
+    await h.slash("table new", ANN, uname="Ann", game=TOY_ID)
+    await h.slash("table join", BOB, uname="Bob")
+    await h.slash("table start", ANN)
+    info = await h.service.status(CHANNEL_ID)
+    (old,) = hand_messages(h, BOB)
+    seat = info.seat_of(BOB)
+    assert seat is not None
+    await h.slash("table handover", ANN, seat=seat.index + 1, member=(CAROL, "Carol"))
+    now = current_dm(h, old)
+    assert "handed to someone else" in now["content"] and not now.get("components")
+    assert len(hand_messages(h, CAROL)) == 1  # the new holder gets the hand
+    assert BOB not in {m.user_id for m in await h.service.store.hand_messages(info.id)}

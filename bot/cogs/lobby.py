@@ -19,6 +19,7 @@ from discord.ext import commands
 from bot.cogs.common import delivery_of, display_name, parse_options, service_of
 from bot.delivery import CANNOT_POST
 from bot.lobby_clicks import lobby_text, lobby_view
+from bot.replies import log_fault
 from bot.tables import NoTable, TableInfo, TableService, TableStatus, UnknownGame, UserError
 from bot.turns import ANNOUNCE_FAILED
 from bot.ui.games import get_ui
@@ -204,9 +205,9 @@ async def _deliver_outbox(interaction: discord.Interaction, outbox: Any, ack: st
     try:
         posted = await delivery_of(interaction).deliver(outbox, interaction=interaction)
         answer = ack if posted else CANNOT_POST
-    except Exception:  # the change is committed: never answer "nothing was changed"
-        log.exception("announcing table %s failed", outbox.table_id)
-        answer = f"Done. {ANNOUNCE_FAILED}"
+    except Exception as exc:  # the change is committed: never answer "nothing was changed"
+        ref = log_fault(exc, f"announcing table {outbox.table_id}")
+        answer = f"Done. {ANNOUNCE_FAILED} (Reference {ref}.)"
     await interaction.followup.send(answer, ephemeral=True)
 
 

@@ -78,8 +78,12 @@ def safety_lines(view: Any) -> list[str]:
     safety = _content().setup.safety
     out = [f"**Table safety.** {safety.lines_and_veils_intro}"]
     lines, veils = list(getattr(view, "lines", []) or []), list(getattr(view, "veils", []) or [])
-    out.append("**Lines** (never in the story): " + ("; ".join(lines) if lines else "none") + ".")
-    out.append("**Veils** (off the page only): " + ("; ".join(veils) if veils else "none") + ".")
+    # Each list is cut to fit, so a long one never pushes the start of the game out of
+    # its message.
+    out.append("**Lines** (never in the story): "
+               + (quote("; ".join(lines), 400) if lines else "none") + ".")
+    out.append("**Veils** (off the page only): "
+               + (quote("; ".join(veils), 400) if veils else "none") + ".")
     out.append("X-card: `/winter xcard` (anonymous). Your hand comes by DM and `/winter hand`.")
     return out
 

@@ -55,11 +55,6 @@ Decide = Callable[[TableInfo, View, list[Action]], "Action | T"]
 anything else to show the clicker instead (a follow-up menu)."""
 
 
-def _dedupe(lines: list[str]) -> list[str]:
-    """Each line once, in order: two events may say the same thing."""
-    return list(dict.fromkeys(line for line in lines if line))
-
-
 class PlayPart(ServiceBase):
     """Moves, views and seat handovers of :class:`bot.tables.TableService`."""
 
@@ -385,7 +380,7 @@ class PlayPart(ServiceBase):
         public = PublicUpdate(
             table_id=info.id, channel_id=info.channel_id, game_id=info.game_id,
             version=info.version, kind=kind,
-            lines=tuple(x for x in _dedupe(lines) if x != turn_line), mentions=mentions,
+            lines=tuple(x for x in lines if x and x != turn_line), mentions=mentions,
             render_board=render_board, to_act=info.to_act, finished=finished,
             outcome_text=info.outcome_text, actor=actor, turn_line=turn_line,
         )

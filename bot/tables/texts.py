@@ -83,7 +83,7 @@ def status_text(info: TableInfo) -> str:
     """What ``/table status`` shows (seat numbers from 1, as everywhere a player reads)."""
     names = {s.index: s.name for s in info.seats}
     host = next((s for s in info.seats if s.user_id == info.host_id), None)
-    host_name = host.name if host else f"user {info.host_id}"
+    host_name = host.name if host else "not seated"
     lines = [f"{info.game_name} (table {info.id}) — {info.status.value}"]
     seat_lines = []
     for s in info.seats:

@@ -112,7 +112,11 @@ class GameUI:
 
     def form_title(self, code: str) -> str | None:
         """The title of the text form ``code`` opens, if it opens one. Known from the
-        code alone: Discord takes a form only as the very first answer to a click."""
+        code alone: Discord takes a form only as the very first answer to a click. By
+        default a choice of one of :attr:`text_kinds` has the code ``t<i>`` and opens
+        one."""
+        if self.text_kinds and code[:1] == "t" and code[1:].isdigit():
+            return "In your own words"
         return None
 
     def label(self, action: Action, view: View | None = None) -> str:
@@ -139,7 +143,8 @@ class GameUI:
 
     def private_menu(self, view: View, legal: Sequence[Action]) -> Menu:
         """The acting player's own menu (sent ephemerally), from their private view."""
-        return _enumerated_menu("Your move:", legal, lambda a: self.label(a, view))
+        return _enumerated_menu("Your move:", legal, lambda a: self.label(a, view),
+                                self.text_kinds)
 
     def resolve(self, code: str, view: View, legal: Sequence[Action]) -> Resolution:
         """Map a clicked ``code`` (from either menu) to an action or a follow-up menu.
@@ -151,6 +156,8 @@ class GameUI:
     def with_text(self, code: str, view: View, legal: Sequence[Action], text: str) -> Action:
         """The action a text form (a modal opened for ``code``) plays with the words the
         player wrote. Raises :class:`UnknownChoice`."""
+        if code[:1] == "t" and code[1:].isdigit() and int(code[1:]) < len(legal):
+            return legal[int(code[1:])].model_copy(update={"text": text})
         resolution = self.resolve(code, view, legal)
         if resolution.action is None:
             raise UnknownChoice()
@@ -203,11 +210,13 @@ class GenericUI(GameUI):
 
 
 def _enumerated_menu(prompt: str, legal: Sequence[Action],
-                     describe: Callable[[Action], str]) -> Menu:
+                     describe: Callable[[Action], str],
+                     text_kinds: frozenset[str] = frozenset()) -> Menu:
     # Indexes into the legal list are safe to publish: the clicker's own legal list is
     # only shown to them, and the version in the custom_id pins the list they saw.
     choices = tuple(
-        Choice(f"a{i}", _clip(describe(action), 100), description=None)
+        Choice(f"{'t' if getattr(action, 'kind', None) in text_kinds else 'a'}{i}",
+               _clip(describe(action), 100), description=None)
         for i, action in enumerate(legal[:25])
     )
     return Menu(prompt=prompt, choices=choices, as_select=len(choices) > 5)
@@ -215,6 +224,8 @@ def _enumerated_menu(prompt: str, legal: Sequence[Action],
 
 def _enumerated_resolve(code: str, legal: Sequence[Action],
                         describe: Callable[[Action], str]) -> Resolution:
+    if code.startswith("t") and code[1:].isdigit() and int(code[1:]) < len(legal):
+        return Resolution(form=_clip(describe(legal[int(code[1:])]), 45))
     if code.startswith("a") and code[1:].isdigit():
         index = int(code[1:])
         if index < len(legal):

@@ -95,7 +95,9 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=BUTTON
         match: re.Match[str],
         /,
     ) -> GameButton:
-        return cls(match["table"], int(match["version"]), match["code"], label=item.label)
+        # A select can carry an ft: id too (a forged or mistaken one): it has no label.
+        return cls(match["table"], int(match["version"]), match["code"],
+                   label=getattr(item, "label", None))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         await _dispatch(interaction, self.ident.table_id, self.ident.version, self.ident.code)

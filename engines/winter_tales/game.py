@@ -219,6 +219,9 @@ class WinterTales(Game[WinterState, Any]):
         if state.winner == "writer":
             reason = (f"The Epilogue ends in a draw ({final['spring']} to {final['winter']}): "
                       "the Writer wins.")
+        elif final["spring"] == final["winter"]:
+            reason = (f"The Epilogue ends in a tie ({final['spring']} to {final['winter']}): "
+                      f"it goes to {state.winner.capitalize()}, the Faction that began it.")
         else:
             reason = (f"{state.winner.capitalize()} wins the Epilogue: Spring "
                       f"{final['spring']}, Winter {final['winter']}.")

@@ -21,8 +21,10 @@ picture only when the board changed (at most once per step a player sees), no re
   was pinged or acted (interacted with the bot) in between;
 * ``changes``: how often a human who was not asked to act is now asked (the seats to act,
   replayed from the bot's action log); ``first``: the humans asked at the start;
-* ``repeated_line_messages``: messages in which some version repeats a non-blank line
-  ("It is X's turn." twice);
+* ``repeated_line_messages``: messages in which some version says a line twice in a
+  row, or says whose turn it is twice ("It is X's turn." twice). A step the game's log
+  records twice with something between (two discards to move, each followed by the
+  move) is news, not a repeat;
 * ``edits`` / ``turn_edits``: edits of channel messages, and of the ones carrying game
   buttons (turn messages).
 
@@ -212,18 +214,24 @@ def _has_game_buttons(components: list[dict[str, Any]]) -> bool:
 
 
 def repeated_line(msg: Message) -> str | None:
-    """A non-blank line that one version of the message (content, embed texts) says twice."""
+    """A line that one version of the message (content, embed texts) says twice in a row,
+    or a "whose turn" line it says twice."""
     for content, embeds, _components in _versions(msg):
         texts = [content] + [e.get("description") or "" for e in embeds]
-        seen: set[str] = set()
+        turn_lines: set[str] = set()
         for text in texts:
+            previous = None
             for line in text.splitlines():
                 line = line.strip()
                 if not line:
                     continue
-                if line in seen:
+                if line == previous:
                     return line
-                seen.add(line)
+                if line.startswith("It is ") and line.endswith(" turn."):
+                    if line in turn_lines:
+                        return line
+                    turn_lines.add(line)
+                previous = line
     return None
 
 
