@@ -16,7 +16,7 @@ from bot.tables.errors import NoTable, StaleVersion, TableError
 from bot.tables.live import Table
 from bot.tables.models import Outbox, TableStatus
 from bot.tables.play import PlayPart
-from engines.core import Action, GameError, IllegalAction, Rng
+from engines.core import Action, GameError, GameState, IllegalAction, Rng
 
 __all__ = ["AIPart"]
 
@@ -70,7 +70,7 @@ class AIPart(PlayPart):
                               level, t.rec.id)
                 action = None
             try:
-                outbox = await self._play_choice(t, seat, level, version, action, rng)
+                outbox = await self._play_choice(t, seat, level, version, action, snapshot, rng)
             except (StaleVersion, NoTable):
                 continue  # the table moved on while the agent thought: look again
             except (GameError, TableError):
@@ -81,24 +81,22 @@ class AIPart(PlayPart):
             await self._emit(outbox)
 
     async def _play_choice(self, t: Table, seat: int, level: str, version: int,
-                           action: Action | None, rng: Rng) -> Outbox | None:
-        async with t.lock:
-            await self._refresh(t)
-            if t.rec.version != version or not t.seats[seat].is_ai:
-                raise StaleVersion()
-            if action is not None:
-                try:
-                    # The engine decides what is legal (a narrated choice is legal when
-                    # the same choice without its text is): never a list comparison.
-                    return await self._play(t, seat, None, action, version)
-                except IllegalAction:
-                    self.replaced_choices += 1
-                    # The kind only: the move itself may name a card of a secret hand.
-                    log.error("AI %s chose an illegal %s at table %s", level,
-                              getattr(action, "kind", "move"), t.rec.id)
-            assert t.state is not None
-            legal = t.game.legal_actions(t.state, seat)
-            if not legal:
-                log.error("AI seat %d has no legal move at table %s", seat + 1, t.rec.id)
-                return None
-            return await self._play(t, seat, None, rng.choice(legal), version)
+                           action: Action | None, seen: GameState, rng: Rng) -> Outbox | None:
+        """Play the agent's choice through :meth:`play`, like any client, at the version
+        it thought about; a choice the engine refuses is replaced by a random legal move
+        of the same moment (and counted: an agent bug)."""
+        if action is not None:
+            try:
+                # The engine decides what is legal (a narrated choice is legal when the
+                # same choice without its text is): never a list comparison.
+                return await self.play(t.rec.id, seat, action, version, by_ai=True)
+            except IllegalAction:
+                self.replaced_choices += 1
+                # The kind only: the move itself may name a card of a secret hand.
+                log.error("AI %s chose an illegal %s at table %s", level,
+                          getattr(action, "kind", "move"), t.rec.id)
+        legal = t.game.legal_actions(seen, seat)
+        if not legal:
+            log.error("AI seat %d has no legal move at table %s", seat + 1, t.rec.id)
+            return None
+        return await self.play(t.rec.id, seat, rng.choice(legal), version, by_ai=True)

@@ -96,6 +96,8 @@ class PlayPart(ServiceBase):
         expected_version: int | None = None,
         *,
         user_id: int | None = None,
+        by_ai: bool = False,
+        note: str | None = None,
     ) -> Outbox:
         """Play ``action`` for ``seat``, under the table's lock.
 
@@ -105,9 +107,13 @@ class PlayPart(ServiceBase):
         GameErrors). Then applies it and commits the new state, the action, its events
         and the outbox with version+1 in one transaction before returning. On any error
         nothing changes. AI seats that must act next play in the background; their
-        outboxes go to the listeners."""
+        outboxes go to the listeners. ``by_ai``: the AI runner's move, refused (as
+        StaleVersion) if the seat has been handed to a person meanwhile; ``note``: a line
+        told before the move's news (a timer's "did not decide in time")."""
         async with self._locked(table) as t:
-            outbox = await self._play(t, seat, user_id, action, expected_version)
+            if by_ai and not (0 <= seat < len(t.rec.seats) and t.seats[seat].is_ai):
+                raise StaleVersion()
+            outbox = await self._play(t, seat, user_id, action, expected_version, note=note)
         self._kick_ai(t)
         return outbox
 

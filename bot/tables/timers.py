@@ -94,24 +94,29 @@ class TimersPart(PlayPart):
             async with t.lock:
                 if not await self._still_playing(t):
                     continue
+                assert t.state is not None
                 optional = getattr(self._views(t)[None], "optional", None) or []
+                version = t.rec.version
+                due = []
                 for seat in optional:
-                    if t.state is None or t.status is not TableStatus.PLAYING:
-                        break
                     if seat >= len(t.rec.seats) or t.seats[seat].is_ai or seat not in t.to_act():
                         continue
                     passes = [a for a in t.game.legal_actions(t.state, seat)
                               if getattr(a, "kind", None) == "pass"]
-                    if not passes:
-                        continue
-                    note = f"{t.name(seat)} did not decide in time and passes."
-                    try:
-                        outbox = await self._play(t, seat, None, passes[0], t.rec.version,
-                                                  note=note)
-                    except (GameError, TableError):
-                        log.exception("auto-pass refused at table %s", t.rec.id)
-                        break
-                    out.append(outbox)
+                    if passes:
+                        due.append((seat, passes[0], t.name(seat)))
+            # Each pass is a move like any client's, made at the version the timeout was
+            # seen at, then at the version the previous pass left.
+            for seat, action, name in due:
+                try:
+                    outbox = await self.play(t.rec.id, seat, action, version,
+                                             note=f"{name} did not decide in time and passes.")
+                except (GameError, TableError):
+                    log.info("auto-pass of seat %d no longer due at table %s", seat + 1,
+                             t.rec.id)
+                    break
+                version = outbox.version
+                out.append(outbox)
             self._kick_ai(t)
         return out
 
