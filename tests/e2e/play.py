@@ -164,3 +164,12 @@ async def play_fti(
         made += 1
         prompt = await wait_next_prompt(emu, db, channel, seen[0], after_version=seen[1])
     return Played(made, prompt)
+
+
+def set_table_seed(db: Path, channel_id: int, seed: int) -> None:
+    """Fix the lobby's random seed before ``/table start`` (the bot re-reads its table row
+    before every change, as it does for writes by another process), so a run repeats."""
+    row = table_row(db, channel_id)
+    assert row is not None and row.status == "lobby"
+    with sqlite3.connect(db, timeout=10) as conn:
+        conn.execute("UPDATE tables SET seed = ? WHERE id = ?", (seed, row.id))

@@ -40,7 +40,6 @@ import itertools
 import os
 import random
 import re
-import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -51,7 +50,7 @@ import pytest
 
 from tests.e2e.harness import E2E
 from tests.e2e.hidden import replay
-from tests.e2e.play import table_row
+from tests.e2e.play import set_table_seed, table_row
 from tests.emulator import Channel, Emulator, Message, Person
 from tests.emulator.models import walk_components
 
@@ -333,15 +332,6 @@ def noise_report(
 
 
 # ---- playing ------------------------------------------------------------------------------
-
-
-def set_table_seed(db: Path, channel_id: int, seed: int) -> None:
-    """Fix the lobby's random seed before ``/table start`` (the bot re-reads its table row
-    before every change, as it does for writes by another process), so a run repeats."""
-    row = table_row(db, channel_id)
-    assert row is not None and row.status == "lobby"
-    with sqlite3.connect(db, timeout=10) as conn:
-        conn.execute("UPDATE tables SET seed = ? WHERE id = ?", (seed, row.id))
 
 
 async def open_table(e2e: E2E, people: list[Person], game: str, seed: int,
