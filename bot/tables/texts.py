@@ -20,7 +20,7 @@ from collections.abc import Callable
 from bot.tables.models import TableInfo, TableStatus
 from engines.core import Outcome, Seat
 
-__all__ = ["join_names", "outcome_text", "quote", "seat_word", "status_text"]
+__all__ = ["join_names", "outcome_text", "quote", "status_text"]
 
 NameOf = Callable[[Seat], str]
 
@@ -72,11 +72,6 @@ def outcome_text(outcome: Outcome | None, name: NameOf) -> str | None:
                          f"give the game to {winners}.")
         parts.append("Scores: " + ", ".join(f"{name(int(s))} {v}" for s, v in scores) + ".")
     return " ".join(p for p in parts if p)
-
-
-def seat_word(index: int) -> str:
-    """Seats as players see them: numbered from 1."""
-    return f"seat {index + 1}"
 
 
 def status_text(info: TableInfo) -> str:

@@ -13,12 +13,10 @@ from __future__ import annotations
 
 from bot.tables.texts import quote
 
-__all__ = ["MAX_CONTENT", "MAX_LABEL", "clip", "clip_start", "quote"]
+__all__ = ["MAX_CONTENT", "clip", "clip_start", "quote"]
 
 MAX_CONTENT = 2000
 """Characters in one message's content."""
-MAX_LABEL = 80
-"""Characters in a button label."""
 
 
 def clip(text: str, limit: int = MAX_CONTENT) -> str:
