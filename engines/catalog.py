@@ -59,6 +59,7 @@ BUILTIN: tuple[str, ...] = (
     "engines.fairy_tale_inn",
     "engines.treasure",
     "engines.winter_tales.game",
+    "engines.crossroads_inn.game",
 )
 """The modules that declare the games shipped with Fabletop, in menu order."""
 
