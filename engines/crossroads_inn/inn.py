@@ -9,8 +9,8 @@ the same questions: may this tile go on this space, and if not, why not.
 ['r0c1', 'r2c1', 'r1c0', 'r1c2']
 >>> ring("r1c1"), ring("r0c1"), is_corner("r3c4")
 ('inner', 'outer', True)
->>> placement_problem(c, {}, c.tile("oak_bar_counter"), "r0c1", [10])
-'Kingdom Card #10 (...So they won\\'t steal it): Furnishings tiles go on the inner ring only.'
+>>> print(placement_problem(c, {}, c.tile("oak_bar_counter"), "r0c1", [10]))
+Kingdom Card #10 (...So they won't steal it): Furnishings tiles go on the inner ring only.
 """
 
 from __future__ import annotations
