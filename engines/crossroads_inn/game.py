@@ -876,7 +876,9 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
             st.turn.step = STEPS[STEPS.index(step) + 1]
 
     def _advance(self, st: CrossroadsState, events: list[Event]) -> None:
-        """Skip the steps that offer nothing but "go on", so a turn takes few clicks."""
+        """Skip the steps that offer nothing but "go on", so a turn takes few clicks. The
+        end of Reserving is never skipped on its own: it reveals new tiles, which makes
+        the turn so far final, so the player decides when."""
         if st.pending is not None or st.jobs or st.finished:
             return
         seat = st.turn.seat
@@ -888,8 +890,6 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
                 st.turn.step = "invest"
             elif step == "invest" and not self._buys(st, seat):
                 st.turn.step = "reserve"
-            elif step == "reserve" and not self._reserves(st, seat):
-                self._end_reserving(st, events)
             elif step == "build" and not st.turn.bought:
                 st.turn.step = "recipes"
             elif step == "recipes" and not any(
@@ -1040,7 +1040,8 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
                 completed=list(p.completed), reserved=list(p.reserved),
                 inn={k: b.model_dump(exclude={"turn"}) for k, b in sorted(p.inn.items())},
                 covered=board.covered(p.inn), turns=p.turns,
-                basics_face_down=len(p.kept) + (len(p.pack) if st.phase == "draft" else 0),
+                basics_face_down=len(p.kept) + len(p.pack) if st.phase == "draft" else 0,
+                basics_to_place=sorted(p.kept) if st.phase == "place_basics" else [],
                 score=scores[s]["total"] if scores else None))
         pend = st.pending
         pending = None

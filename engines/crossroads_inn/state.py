@@ -297,6 +297,9 @@ class PlayerView(BaseModel):
     """Spaces of the 16 (corners excepted) covered."""
     turns: int
     basics_face_down: int
+    """Basic Inn Tiles held face down during the draft (kept and in the pack)."""
+    basics_to_place: list[str] = Field(default_factory=list)
+    """After the draft, the revealed Basic Inn Tiles still to be put on corners."""
     score: int | None = None
     """Final score, once the game is over."""
 
