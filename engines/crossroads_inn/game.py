@@ -640,6 +640,7 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
         elif kind == "set_aside":
             tile = st.turn.bought.pop(0)
             st.discards[c.tile(tile).tier - 1].append(tile)
+            st.turn.set_aside.append(tile)
             note(events, seat, f"No space can take {c.tile(tile).name}: it is discarded")
         elif kind == "complete":
             self._complete(st, seat, action.recipe, events)
@@ -1047,13 +1048,16 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
                 covered=board.covered(p.inn), turns=p.turns,
                 basics_face_down=len(p.kept) + len(p.pack) if st.phase == "draft" else 0,
                 basics_to_place=sorted(p.kept) if st.phase == "place_basics" else [],
-                score=scores[s]["total"] if scores else None))
+                score=scores[s]["total"] if scores else None,
+                score_parts=scores[s] if scores else None,
+                picked=p.picked if st.phase == "draft" else False))
         pend = st.pending
         pending = None
         if pend is not None:
             public = pend.kind not in ("keep_recipe", "discard_recipe")
             pending = PendingView(seat=pend.seat, kind=pend.kind,
-                                  prompt=self._pending_prompt(st),
+                                  prompt=self._pending_prompt(st), amount=pend.amount,
+                                  source=pend.source,
                                   options=list(pend.options)
                                   if seat == pend.seat or public else [])
         me = st.seats[seat] if seat is not None else None
@@ -1066,7 +1070,9 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
             pouches=[len(x) for x in st.pouches], discards=[list(d) for d in st.discards],
             deck=len(st.deck), recipe_discard=len(st.recipe_discard),
             line_pool=dict(st.line_pool), bought=list(st.turn.bought),
-            built=list(st.turn.built), impression_done=st.turn.impression_done,
+            built=list(st.turn.built), set_aside=list(st.turn.set_aside),
+            corners_available=st.options.basic_tiles != "none",
+            impression_done=st.turn.impression_done,
             gossips_used=list(st.turn.gossips_used),
             buys_left=c.game.turn.tiles_bought_per_turn - st.turn.buys,
             reserved_this_turn=st.turn.reserved, announced_by=st.announced_by,

@@ -118,7 +118,7 @@ class Turn(_Model):
     built: list[str] = Field(default_factory=list)
     """Spaces built on this turn (Kingdom Card #6)."""
     set_aside: list[str] = Field(default_factory=list)
-    """Bought tiles no space could take (discarded at the end of Building)."""
+    """Bought tiles no space could take this turn (they went to their discard pile)."""
 
 
 class Undo(_Model):
@@ -302,12 +302,20 @@ class PlayerView(BaseModel):
     """After the draft, the revealed Basic Inn Tiles still to be put on corners."""
     score: int | None = None
     """Final score, once the game is over."""
+    score_parts: dict[str, int] | None = None
+    """The final score by the rulebook's Scoring list (prestige, reputation, guldens,
+    gossips, ingredients, debts, recipes, total), once the game is over."""
+    picked: bool = False
+    """During the draft: this round's tile is chosen (the tile itself is secret)."""
 
 
 class PendingView(BaseModel):
     seat: int
     kind: str
     prompt: str
+    amount: int = 1
+    source: str = ""
+    """What caused the decision (a tile's name, "Travellers Special Action")."""
     options: list[str] = Field(default_factory=list)
     """Only for the deciding seat, and only when the options are public knowledge or its
     own: never another seat's secret."""
@@ -327,6 +335,9 @@ class CrossroadsView(View):
     line_pool: dict[str, int]
     bought: list[str]
     built: list[str]
+    set_aside: list[str] = Field(default_factory=list)
+    corners_available: bool = True
+    """False in a game without Basic Inn Tiles: the corner spaces take no tile."""
     impression_done: bool
     gossips_used: list[str]
     buys_left: int

@@ -1,0 +1,1458 @@
+"""Crossroads Inn pictures: the shared table, one inn, every inn, a seat's hand, and text.
+
+Why this shape: Discord shows an image about 400 px wide on a phone, so every picture here
+is drawn 1200 px wide with no text under 28 px (9 px once scaled down). One picture cannot
+hold the two boards *and* four inns at that size, so the channel picture (``part="table"``)
+carries the shared boards (Reputation, Progress with both Investment Tracks, the Kingdom
+Cards, the prompt) plus one summary per innkeeper, and each inn is a picture of its own
+(``part="inn:<seat>"``, seats counted from 0 like the engine); ``part="inns"`` stacks all
+inns small. :func:`render_hand` draws a seat's secrets (Recipes, drafted Basic Inn Tiles)
+for a DM or an ephemeral reply only.
+
+Every picture is drawn from a :class:`~engines.crossroads_inn.state.CrossroadsView` (or its
+JSON dict) and the static content (names, costs and texts of tiles, cards and tracks): an
+image never shows more than its view. Tiles wear their category colour (Furnishings yellow,
+Services brown, Workers blue, Special Guests red) *and* name their category in words, and
+gossips carry a letter beside their ribbon colour, so nothing is told by colour alone.
+
+>>> from engines.crossroads_inn.state import CrossroadsView
+>>> v = CrossroadsView.model_validate(_example_view())
+>>> render(v)[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
+True
+>>> render(v, part="inn:1")[:4] == b"\\x89PNG"
+True
+>>> render(v, part="hand")
+Traceback (most recent call last):
+...
+ValueError: part must be 'table', 'inns' or 'inn:<seat>' (seat 0..1), not 'hand'
+>>> print(text_board(v).splitlines()[0])
+Crossroads Inn · Player A's turn · step: Invest
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from PIL import Image, ImageDraw
+
+from engines.crossroads_inn.content import CrossroadsContent, load_content
+from engines.crossroads_inn.state import BuiltView, CrossroadsView, PlayerView
+from renderers.common import (
+    BG,
+    DIM,
+    GOLD,
+    GOOD,
+    GRID,
+    HIGHLIGHT,
+    INK,
+    MUTED,
+    PANEL,
+    PANEL_HI,
+    TEXT,
+    Color,
+    coin,
+    ellipsize,
+    font,
+    mix,
+    new_canvas,
+    owner_marker,
+    owner_style,
+    readable_on,
+    regular_polygon_points,
+    star_points,
+    text_center,
+    text_left,
+    to_png,
+    wrap_text,
+)
+
+__all__ = ["PARTS", "render", "render_hand", "text_board"]
+
+# --------------------------------------------------------------------------- geometry
+# 1200 px wide, seen at ~400 px on a phone: 28 px is the smallest text (≈9 px there).
+
+W: int = 1200
+PAD: int = 20
+"""Margin between the picture's edge and its panels."""
+INNER: int = W - 2 * PAD
+"""Width of a panel."""
+SP: int = 16
+"""Padding inside a panel."""
+CW: int = INNER - 2 * SP
+"""Width of a panel's content."""
+GAP: int = 14
+"""Vertical gap between panels."""
+
+F_MIN: int = 28
+F_BODY: int = 30
+F_HEAD: int = 36
+F_TITLE: int = 44
+LH_MIN: int = 35
+"""Line height of F_MIN text."""
+
+PARTS: tuple[str, ...] = ("table", "inns", "inn:<seat>")
+"""The pictures :func:`render` draws (``inn:<seat>`` with a seat number from 0)."""
+
+# --------------------------------------------------------------------------- colours
+
+CATEGORY_FILL: dict[str, Color] = {
+    "yellow": (0xF2, 0xC9, 0x4C),
+    "brown": (0x8B, 0x5A, 0x2E),
+    "blue": (0x2F, 0x6B, 0xC4),
+    "red": (0xC2, 0x3A, 0x3A),
+}
+"""Tile colours by the category's colour name (content: furnishings yellow, services
+brown, workers blue, special guests red); text on them is chosen by ``readable_on``."""
+
+GOSSIP_FILL: dict[str, Color] = {
+    "economic": (0x2E, 0xA0, 0x5A),  # green ribbon
+    "political": (0x3B, 0x7B, 0xE0),  # blue ribbon
+    "travellers": (0xD9, 0x48, 0x48),  # red ribbon
+}
+GOSSIP_WORD: dict[str, str] = {"economic": "economic", "political": "political",
+                               "travellers": "traveller's"}
+GOSSIP_LETTER: dict[str, str] = {"economic": "E", "political": "P", "travellers": "T"}
+
+INGREDIENT_FILL: dict[str, Color] = {
+    "honey": (0xF0, 0xB4, 0x29),
+    "berries": (0xA2, 0x4C, 0xC2),
+    "root_spices": (0xB8, 0x73, 0x33),
+    "venison": (0x9E, 0x36, 0x36),
+    "citrus": (0xFF, 0x9F, 0x1C),
+    "black_tears": (0x1E, 0x1F, 0x22),
+    "pumpkin": (0xE8, 0x6A, 0x17),
+    "herbal_spices": (0x4C, 0xAF, 0x50),
+    "epic_cheese": (0xFF, 0xE0, 0x66),
+    "fish": (0x4F, 0xB3, 0xC9),
+}
+GEM: Color = (0x9A, 0xE6, 0xFF)
+"""Rarity diamonds."""
+BASIC_FILL: Color = (0xE4, 0xDA, 0xC2)
+"""Basic Inn Tiles: stone-coloured, none of the four category colours."""
+RECIPE_FILL: Color = (0xF3, 0xE3, 0xC0)
+BODY_FILL: Color = PANEL_HI
+SPECIAL_FILL: Color = mix(PANEL_HI, GOLD, 0.38)
+LOSS: Color = (0xFF, 0x8A, 0x80)
+"""Drawbacks, debts and missing ingredients (light red, readable on the dark panels)."""
+INNER_RING: Color = (0x8E, 0x96, 0xA6)
+"""The band framing the six inner-ring spaces of an inn."""
+
+STEP_LABEL: dict[str, str] = {
+    "impression": "Impression", "gossip": "Gossips", "invest": "Invest",
+    "reserve": "Reserve", "build": "Build", "recipes": "Recipes", "confirm": "Confirm",
+}
+STEP_ORDER: tuple[str, ...] = tuple(STEP_LABEL)
+PHASE_LABEL: dict[str, str] = {
+    "draft": "Draft of the Basic Inn Tiles",
+    "place_basics": "Placing the Basic Inn Tiles",
+    "turn": "",
+    "over": "Game over",
+}
+TIER: dict[int, str] = {1: "I", 2: "II"}
+
+# --------------------------------------------------------------------------- view helpers
+
+
+def _content() -> CrossroadsContent:
+    return load_content()
+
+
+def _as_view(view: Any) -> CrossroadsView:
+    """Renderers take the pydantic view or its JSON dict (as stored by the bot)."""
+    return view if isinstance(view, CrossroadsView) else CrossroadsView.model_validate(view)
+
+
+def _names(v: CrossroadsView, names: Sequence[str] | None) -> list[str]:
+    out = [str(n) for n in (names or [])][: v.players]
+    out += [f"Player {chr(ord('A') + s)}" for s in range(len(out), v.players)]
+    return out
+
+
+def _space(row: int, col: int) -> str:
+    return f"r{row}c{col}"
+
+
+def _grid() -> tuple[int, int]:
+    board = _content().boards.inn_board
+    return board.columns, board.rows
+
+
+def _is_corner(row: int, col: int) -> bool:
+    cols, rows = _grid()
+    return row in (0, rows - 1) and col in (0, cols - 1)
+
+
+def _is_inner(row: int, col: int) -> bool:
+    cols, rows = _grid()
+    return 0 < row < rows - 1 and 0 < col < cols - 1
+
+
+def _basics_unavailable(v: CrossroadsView) -> bool:
+    """The view has no table options, so the no-Basic-tiles variant is read off the table:
+    in play (or over) and no seat has, or ever had, a Basic Inn Tile on a corner."""
+    if v.phase not in ("turn", "over"):
+        return False
+    cols, rows = _grid()
+    corners = [_space(r, c) for r in (0, rows - 1) for c in (0, cols - 1)]
+    for p in v.seats:
+        for s in corners:
+            b = p.inn.get(s)
+            if b is not None and (b.basic or b.covers is not None):
+                return False
+    return all(p.basics_face_down == 0 for p in v.seats)
+
+
+def owned_ingredients(player: PlayerView) -> Counter[str]:
+    """The ingredient tokens lying on a player's tiles (public: they are on the table)."""
+    got: Counter[str] = Counter()
+    for b in player.inn.values():
+        got.update(b.ingredients)
+    return got
+
+
+def _tile_colour(tile_id: str) -> Color:
+    c = _content()
+    return CATEGORY_FILL[c.colour(c.tile(tile_id))]
+
+
+def _ingredient_fill(ing: str) -> Color:
+    return INGREDIENT_FILL.get(ing, (0xC0, 0xC0, 0xC0))
+
+
+def _ingredient_name(ing: str) -> str:
+    try:
+        return _content().ingredient(ing).name
+    except ValueError:
+        return ing.replace("_", " ")
+
+
+def _tile_name(tile_id: str) -> str:
+    c = _content()
+    try:
+        return c.tile(tile_id).name
+    except ValueError:
+        return c.basic_tile(tile_id).name
+
+
+def _group_name(group: str | None) -> str:
+    if group is None:
+        return "-"
+    try:
+        return _content().group(group).name
+    except ValueError:
+        return group
+
+
+# --------------------------------------------------------------------------- drawing bits
+
+
+def _f(size: int = F_MIN, bold: bool = False) -> Any:
+    return font(size, bold=bold)
+
+
+@dataclass(frozen=True)
+class _Item:
+    """One inline piece of a flowing row (a chip, a token, a marker): its width and how
+    to draw it with its left edge at x and its middle at y."""
+
+    width: float
+    draw: Callable[[ImageDraw.ImageDraw, float, float], None]
+
+
+BREAK: _Item = _Item(-1, lambda d, x, y: None)
+"""A forced line break inside a flowing row."""
+
+
+def _flow_rows(items: Iterable[_Item], width: float, gap: float = 10
+               ) -> list[list[tuple[float, _Item]]]:
+    """Items placed left to right, wrapped when one does not fit: rows of (x, item)."""
+    rows: list[list[tuple[float, _Item]]] = [[]]
+    x = 0.0
+    for it in items:
+        if it.width < 0:
+            if rows[-1]:
+                rows.append([])
+            x = 0.0
+            continue
+        if rows[-1] and x + it.width > width:
+            rows.append([])
+            x = 0.0
+        rows[-1].append((x, it))
+        x += it.width + gap
+    return [r for r in rows if r] or [[]]
+
+
+def _flow_height(items: Iterable[_Item], width: float, row_h: float = 44,
+                 gap: float = 10) -> float:
+    n = len(_flow_rows(items, width, gap))
+    return n * row_h + (n - 1) * 6
+
+
+def _flow(d: ImageDraw.ImageDraw, x0: float, y0: float, width: float, items: Iterable[_Item],
+          row_h: float = 44, gap: float = 10) -> float:
+    """Lay items left to right, wrapping to a new row when one does not fit (or at a
+    BREAK); returns the y below the last row."""
+    y = y0
+    for row in _flow_rows(items, width, gap):
+        for x, it in row:
+            it.draw(d, x0 + x, y + row_h / 2)
+        y += row_h + 6
+    return y - 6
+
+
+def _pill(text: str, fill: Color, ink: Color | None = None, size: int = F_MIN,
+          bold: bool = False, outline: Color | None = None) -> _Item:
+    fnt = _f(size, bold)
+    w = fnt.getlength(text) + 24
+
+    def draw(d: ImageDraw.ImageDraw, x: float, y: float) -> None:
+        h = size + 12
+        d.rounded_rectangle((x, y - h / 2, x + w, y + h / 2), radius=h / 2, fill=fill,
+                            outline=outline, width=2 if outline else 0)
+        text_center(d, (x + w / 2, y), text, fnt, ink or readable_on(fill))
+
+    return _Item(w, draw)
+
+
+def _stat(label: str, value: str, value_fill: Color = TEXT) -> _Item:
+    """``label value`` on a raised chip: the label muted, the value bold."""
+    lf, vf = _f(F_MIN), _f(F_BODY, True)
+    w = lf.getlength(label) + 10 + vf.getlength(value) + 24
+
+    def draw(d: ImageDraw.ImageDraw, x: float, y: float) -> None:
+        h = F_BODY + 10
+        d.rounded_rectangle((x, y - h / 2, x + w, y + h / 2), radius=10, fill=PANEL_HI)
+        tx = x + 12
+        text_left(d, (tx, y), label, lf, MUTED)
+        text_left(d, (tx + lf.getlength(label) + 10, y), value, vf, value_fill)
+
+    return _Item(w, draw)
+
+
+def _gossip_chip(kind: str, count: int) -> _Item:
+    """A gossip count: the ribbon colour *and* its letter (E, P, T)."""
+    return _pill(f"{GOSSIP_LETTER[kind]} {count}", GOSSIP_FILL[kind], size=F_MIN, bold=True)
+
+
+def _marker_item(seat: int, radius: float = 18) -> _Item:
+    def draw(d: ImageDraw.ImageDraw, x: float, y: float) -> None:
+        owner_marker(d, owner_style(seat), (x + radius, y), radius)
+
+    return _Item(2 * radius, draw)
+
+
+def _gem(d: ImageDraw.ImageDraw, cx: float, cy: float, r: float = 8) -> None:
+    d.polygon(regular_polygon_points((cx, cy), r, 4), fill=GEM, outline=INK)
+
+
+def _gems_item(rarity: int, r: float = 8) -> _Item:
+    w = rarity * (2 * r + 3)
+
+    def draw(d: ImageDraw.ImageDraw, x: float, y: float) -> None:
+        for k in range(rarity):
+            _gem(d, x + r + k * (2 * r + 3), y, r)
+
+    return _Item(w, draw)
+
+
+def _ingredient_items(ing: str, count: int = 1, max_width: float | None = None,
+                      bold: bool = True) -> list[_Item]:
+    """An ingredient token: a pill in the ingredient's colour with its name, then ``×n``
+    when several lie together. The name shrinks (to 24 px) before it is ever cut."""
+    name = _ingredient_name(ing)
+    fill = _ingredient_fill(ing)
+    size = F_MIN
+    if max_width is not None:
+        while size > 24 and _f(size, bold).getlength(name) + 24 > max_width:
+            size -= 1
+        name = ellipsize(name, _f(size, bold), max_width - 24)
+    items = [_pill(name, fill, size=size, bold=bold,
+                   outline=GRID if fill == INGREDIENT_FILL["black_tears"] else INK)]
+    if count > 1:
+        items.append(_text_item(f"×{count}", TEXT, F_MIN, True))
+    return items
+
+
+def _coin_item(value: int, r: float = 21) -> _Item:
+    """A gold coin with its value in 28 px figures (costs must read on a phone)."""
+
+    def draw(d: ImageDraw.ImageDraw, x: float, y: float) -> None:
+        coin(d, (x + r, y), r)
+        text_center(d, (x + r, y), str(value), _f(F_MIN if value < 10 else 24, True), INK)
+
+    return _Item(2 * r, draw)
+
+
+def _gossip_token_item(kind: str, count: int, r: float = 21) -> _Item:
+    def draw(d: ImageDraw.ImageDraw, x: float, y: float) -> None:
+        fill = GOSSIP_FILL[kind]
+        d.ellipse((x, y - r, x + 2 * r, y + r), fill=fill, outline=INK, width=2)
+        text_center(d, (x + r, y), str(count), _f(F_MIN, True), readable_on(fill))
+
+    return _Item(2 * r, draw)
+
+
+def _text_item(text: str, fill: Color = MUTED, size: int = F_MIN, bold: bool = False) -> _Item:
+    fnt = _f(size, bold)
+
+    def draw(d: ImageDraw.ImageDraw, x: float, y: float) -> None:
+        text_left(d, (x, y), text, fnt, fill)
+
+    return _Item(fnt.getlength(text), draw)
+
+
+def _wrap(text: str, fnt: Any, width: float, max_lines: int | None = None) -> list[str]:
+    lines = wrap_text(text, fnt, width)
+    if max_lines is not None and len(lines) > max_lines:
+        lines = lines[:max_lines]
+        lines[-1] = ellipsize(lines[-1] + " …", fnt, width)
+    return lines
+
+
+def _lines(d: ImageDraw.ImageDraw, x: float, y: float, lines: Sequence[str], fnt: Any,
+           fill: Color, lh: float) -> float:
+    for line in lines:
+        d.text((x, y), line, font=fnt, fill=fill, anchor="la")
+        y += lh
+    return y
+
+
+def _door(d: ImageDraw.ImageDraw, x: float, y: float, open_: bool, h: float = 44) -> float:
+    """A small door icon with its top-left at (x, y); returns its width."""
+    w = h * 0.68
+    wood, dark = (0xA0, 0x6A, 0x3A), (0x5A, 0x3B, 0x22)
+    d.rectangle((x, y, x + w, y + h), fill=INK if open_ else wood, outline=dark, width=3)
+    if open_:
+        d.polygon([(x, y), (x + w * 0.55, y + h * 0.12), (x + w * 0.55, y + h * 0.98),
+                   (x, y + h)], fill=wood, outline=dark)
+    else:
+        d.ellipse((x + w * 0.66, y + h * 0.5, x + w * 0.84, y + h * 0.62), fill=GOLD)
+    return w
+
+
+def _panel_title(d: ImageDraw.ImageDraw, y: float, title: str, right: str = "") -> float:
+    text_left(d, (SP, y + F_HEAD * 0.65), title, _f(F_HEAD, True), TEXT)
+    if right:
+        fnt = _f(F_MIN)
+        room = CW - _f(F_HEAD, True).getlength(title) - 30
+        text = ellipsize(right, fnt, room)
+        d.text((SP + CW, y + F_HEAD * 0.65), text, font=fnt, fill=MUTED, anchor="rm")
+    return y + F_HEAD * 1.45
+
+
+class _Panel:
+    """A section drawn on its own canvas (PANEL-coloured), cropped to what it used and
+    pasted with rounded corners: sections can grow without a measuring pass."""
+
+    def __init__(self, height: int = 2400, width: int = INNER) -> None:
+        self.img = new_canvas(width, height, PANEL)
+        self.d = ImageDraw.Draw(self.img)
+        self.width = width
+
+    def done(self, y: float) -> Image.Image:
+        h = max(1, min(self.img.height, int(y + SP)))
+        return self.img.crop((0, 0, self.width, h))
+
+
+def _stack(panels: Sequence[Image.Image], width: int = W) -> Image.Image:
+    total = PAD + sum(p.height + GAP for p in panels) - GAP + PAD
+    out = new_canvas(width, total, BG)
+    y = PAD
+    for p in panels:
+        mask = Image.new("L", p.size, 0)
+        ImageDraw.Draw(mask).rounded_rectangle((0, 0, p.width - 1, p.height - 1), radius=18,
+                                               fill=255)
+        out.paste(p, ((width - p.width) // 2, y), mask)
+        y += p.height + GAP
+    return out
+
+
+# --------------------------------------------------------------------------- cards
+
+
+@dataclass
+class _CardText:
+    """A card's text laid out for one width: a coloured band (title and subtitle) and a
+    body of rows. Measured first so a row of cards can share the tallest height."""
+
+    band_fill: Color
+    title: list[str]
+    subtitle: str
+    body: list[tuple[str, Any]]
+    """(kind, payload): ``("text", (lines, colour))``, ``("items", [_Item])``."""
+
+    width: float = 0
+
+    def band_height(self) -> float:
+        return 10 + len(self.title) * 36 + (LH_MIN if self.subtitle else 0) + 8
+
+    def height(self) -> float:
+        h = self.band_height() + 6
+        for kind, payload in self.body:
+            if kind == "text":
+                h += len(payload[0]) * LH_MIN + 4
+            else:
+                h += _flow_height(payload, self.width - 24, 44, 8) + 6
+        return h + 8
+
+
+def _tile_card_text(tile_id: str, w: float) -> _CardText:
+    c = _content()
+    t = c.tile(tile_id)
+    inner = w - 24
+    band = CATEGORY_FILL[c.colour(t)]
+    title = _wrap(t.name, _f(F_BODY, True), inner, 2)
+    sub = f"{c.category(t.category).name} · tier {TIER[t.tier]}"
+    if _f(F_MIN).getlength(sub) > inner:
+        sub = f"{c.category(t.category).name} · {TIER[t.tier]}"
+    body: list[tuple[str, Any]] = []
+    cost: list[_Item] = [_coin_item(t.cost.guldens)]
+    if t.cost.or_gossips is not None:
+        alt = t.cost.or_gossips
+        rest = [_gossip_token_item(alt.gossip, alt.count),
+                _text_item(GOSSIP_WORD[alt.gossip], TEXT)]
+        cost.append(_text_item("or", MUTED))
+        if sum(i.width for i in cost + rest) + 8 * len(cost + rest) > inner:
+            cost.append(BREAK)  # "3 or" / "(2) traveller's": the word is never cut
+        cost += rest
+    body.append(("items", cost))
+    body.append(("text", (_wrap(t.effect.text, _f(F_MIN), inner), TEXT)))
+    if t.ingredient:
+        rarity = c.ingredient(t.ingredient).rarity
+        pills = _ingredient_items(t.ingredient, max_width=inner, bold=False)
+        body.append(("items", [*pills, _gems_item(rarity, 7)]))
+    if t.drawback is not None:
+        body.append(("text", (_wrap("Drawback: " + t.drawback.text, _f(F_MIN), inner), LOSS)))
+    return _CardText(band, title, sub, body, w)
+
+
+def _basic_card_text(tile_id: str, w: float) -> _CardText:
+    b = _content().basic_tile(tile_id)
+    inner = w - 24
+    fnt = _f(F_MIN)
+    gain = b.on_build.text if b.on_build else "nothing"
+    body: list[tuple[str, Any]] = [
+        ("text", (_wrap("When placed: " + gain, fnt, inner), TEXT)),
+        ("text", (_wrap("If covered: " + b.on_cover.text, fnt, inner), MUTED)),
+    ]
+    return _CardText(BASIC_FILL, _wrap(b.name, _f(F_BODY, True), inner, 2), "Basic Inn Tile",
+                     body, w)
+
+
+def _recipe_card_text(recipe_id: str, w: float, owned: Counter[str] | None) -> _CardText:
+    c = _content()
+    r = c.recipe(recipe_id)
+    inner = w - 24
+    body: list[tuple[str, Any]] = []
+    for ing in r.ingredients:
+        rarity = c.ingredient(ing).rarity
+        row: list[_Item] = [_gems_item(rarity, 10),
+                            *_ingredient_items(ing, max_width=inner - 200)]
+        if owned is not None:
+            have = owned.get(ing, 0) > 0
+            row.append(_text_item("✓ have" if have else "✗ missing", GOOD if have else LOSS,
+                                  bold=have))
+        body.append(("items", row))
+    body.append(("text", (_wrap("Reward: " + r.reward.text, _f(F_MIN), inner), GOLD)))
+    ready = owned is not None and all(owned.get(i, 0) > 0 for i in r.ingredients)
+    sub = ("Advanced Recipe" if r.advanced else "Recipe") + (" · ready to cook!" if ready
+                                                             else "")
+    return _CardText(RECIPE_FILL, _wrap(r.name, _f(F_BODY, True), inner, 2), sub, body, w)
+
+
+def _draw_card(d: ImageDraw.ImageDraw, x: float, y: float, w: float, h: float,
+               card: _CardText, outline: Color | None = None, tag: str = "") -> None:
+    """Draw a measured card in the box (x, y, x + w, y + h)."""
+    band_h = card.band_height()
+    d.rounded_rectangle((x, y, x + w, y + h), radius=14, fill=BODY_FILL,
+                        outline=outline or GRID, width=4 if outline else 2)
+    d.rounded_rectangle((x, y, x + w, y + band_h), radius=14, fill=card.band_fill)
+    d.rectangle((x, y + band_h - 14, x + w, y + band_h), fill=card.band_fill)
+    ink = readable_on(card.band_fill)
+    ty = _lines(d, x + 12, y + 10, card.title, _f(F_BODY, True), ink, 36)
+    if card.subtitle:
+        sf, sl = _fit_lines(card.subtitle, w - 24, 1, (28, 26, 24), bold=False)
+        d.text((x + 12, ty), sl[0], font=sf, fill=mix(ink, card.band_fill, 0.2), anchor="la")
+    if tag:
+        badge_f = _f(F_MIN, True)
+        tw = badge_f.getlength(tag) + 20
+        d.rounded_rectangle((x + w - tw - 8, y + 8, x + w - 8, y + 46), radius=12, fill=INK)
+        text_center(d, (x + w - tw / 2 - 8, y + 27), tag, badge_f, TEXT)
+    by = y + band_h + 6
+    for kind, payload in card.body:
+        if kind == "text":
+            lines, colour = payload
+            by = _lines(d, x + 12, by, lines, _f(F_MIN), colour, LH_MIN) + 4
+        else:
+            by = _flow(d, x + 12, by, w - 24, payload, row_h=44, gap=8) + 6
+    if outline:
+        d.rounded_rectangle((x, y, x + w, y + h), radius=14, outline=outline, width=4)
+
+
+def _card_row(d: ImageDraw.ImageDraw, x: float, y: float, width: float,
+              cards: Sequence[_CardText | None], per_row: int, gap: float = 12,
+              outlines: Sequence[Color | None] | None = None,
+              tags: Sequence[str] | None = None, empty_h: float = 120,
+              empty_label: str = "empty") -> float:
+    """Cards ``per_row`` to a row (None: an empty slot); returns the y below."""
+    w = (width - gap * (per_row - 1)) / per_row
+    for start in range(0, len(cards), per_row):
+        row = cards[start:start + per_row]
+        h = max([c.height() for c in row if c is not None] or [empty_h])
+        for k, card in enumerate(row):
+            cx = x + k * (w + gap)
+            if card is None:
+                d.rounded_rectangle((cx, y, cx + w, y + h), radius=14, fill=PANEL,
+                                    outline=GRID, width=2)
+                text_center(d, (cx + w / 2, y + h / 2), empty_label, _f(F_MIN), DIM)
+                continue
+            i = start + k
+            _draw_card(d, cx, y, w, h, card,
+                       outline=outlines[i] if outlines else None,
+                       tag=tags[i] if tags else "")
+        y += h + gap
+    return y - gap
+
+
+# --------------------------------------------------------------------------- table panels
+
+
+def _status_panel(v: CrossroadsView, names: list[str]) -> Image.Image:
+    p = _Panel(1400)
+    d = p.d
+    y = 12.0
+    text_left(d, (SP, y + 26), "Crossroads Inn", _f(F_TITLE, True), TEXT)
+    phase = PHASE_LABEL.get(v.phase, v.phase)
+    if v.phase == "draft" and v.draft_round:
+        phase += f" · round {v.draft_round}"  # the engine counts rounds from 1
+    if phase:
+        fnt = _f(F_BODY, True)
+        room = CW - _f(F_TITLE, True).getlength("Crossroads Inn") - 40
+        d.text((SP + CW, y + 26), ellipsize(phase, fnt, room), font=fnt, fill=GOLD, anchor="rm")
+    y += 66
+    if v.active is not None and v.phase == "turn":
+        st = owner_style(v.active)
+        owner_marker(d, st, (SP + 20, y + 22), 20)
+        who = f"{names[v.active]}'s turn"
+        turn_no = v.seats[v.active].turns + 1
+        text_left(d, (SP + 52, y + 22), ellipsize(f"{who} (turn {turn_no})", _f(F_BODY, True),
+                                                  CW - 60), _f(F_BODY, True), TEXT)
+        y += 52
+        cur = STEP_ORDER.index(v.step) if v.step in STEP_ORDER else -1
+        items = []
+        for k, step in enumerate(STEP_ORDER):
+            label = STEP_LABEL[step]
+            if k == cur:
+                items.append(_pill(label, GOLD, INK, bold=True))
+            elif k < cur:
+                items.append(_pill(label, PANEL, DIM, outline=GRID))
+            else:
+                items.append(_pill(label, PANEL_HI, MUTED))
+        y = _flow(d, SP, y, CW, items, row_h=42, gap=8) + 8
+        facts: list[_Item] = [_stat("Buys left", str(v.buys_left))]
+        facts.append(_stat("Impression", "done" if v.impression_done else "open"))
+        facts.append(_stat("Reserved", "yes" if v.reserved_this_turn else "no"))
+        if v.gossips_used:
+            used = ", ".join(GOSSIP_LETTER.get(g, g) for g in v.gossips_used)
+            facts.append(_stat("Gossips used", used))
+        y = _flow(d, SP, y, CW, facts, row_h=42, gap=10) + 10
+    y = _lines(d, SP, y, _wrap(v.prompt, _f(F_BODY), CW), _f(F_BODY), TEXT, 38) + 4
+    if v.pending is not None and v.pending.prompt and v.pending.prompt != v.prompt:
+        line = f"Waiting for {names[v.pending.seat]}: {v.pending.prompt}"
+        y = _lines(d, SP, y, _wrap(line, _f(F_MIN), CW), _f(F_MIN), GOLD, LH_MIN) + 4
+    if v.last_roll is not None:
+        text = f"Last die roll: {v.last_roll}"
+        with contextlib.suppress(ValueError):
+            text += f" ({_content().die_face(v.last_roll).text})"
+        y = _lines(d, SP, y, _wrap(text, _f(F_MIN), CW), _f(F_MIN), MUTED, LH_MIN) + 4
+    if v.announced_by is not None:
+        rest = ", ".join(names[s] for s in v.last_turns) or "nobody"
+        text = f"{names[v.announced_by]} announced the end. Last turns: {rest}."
+        y = _lines(d, SP, y, _wrap(text, _f(F_MIN), CW), _f(F_MIN), GOLD, LH_MIN) + 4
+    if v.phase == "over" and v.winners:
+        text = "Winner: " + " and ".join(names[s] for s in v.winners)
+        y = _lines(d, SP, y, _wrap(text, _f(F_BODY, True), CW), _f(F_BODY, True), GOOD, 38)
+    return p.done(y)
+
+
+def _player_items(v: CrossroadsView, pv: PlayerView) -> list[_Item]:
+    items = [_stat("Revenue", str(pv.revenue)), _stat("Chest", str(pv.chest)),
+             _stat("Pouch", str(pv.pouch)),
+             _stat("Debts", str(pv.debts), LOSS if pv.debts else TEXT)]
+    items += [_gossip_chip(g, pv.gossips.get(g, 0)) for g in GOSSIP_FILL]
+    items += [_stat("Reserved", str(len(pv.reserved))),
+              _stat("Inn", f"{pv.covered}/16"),
+              _stat("Recipes", str(pv.recipes)), _stat("Cooked", str(len(pv.completed)))]
+    if v.phase in ("draft", "place_basics"):
+        items.append(_stat("Basic tiles held", str(pv.basics_face_down)))
+    return items
+
+
+def _players_panel(v: CrossroadsView, names: list[str]) -> Image.Image:
+    p = _Panel(300 * v.players + 200)
+    d = p.d
+    y = _panel_title(d, 10, "Innkeepers", "E economic · P political · T traveller's gossips")
+    for pv in v.seats:
+        s = pv.seat
+        active = s == v.active and v.phase == "turn"
+        top = y
+        owner_marker(d, owner_style(s), (SP + 22, y + 24), 22)
+        nf = _f(F_HEAD if active else F_BODY + 2, True)
+        right = f"Prestige {pv.prestige}"
+        if pv.score is not None:
+            right = f"Score {pv.score}"
+        rf = _f(F_HEAD, True)
+        rw = rf.getlength(right) + 28
+        label = names[s] + ("  ◀ turn" if active else "")
+        if s in v.winners:
+            label += "  (winner)"
+        text_left(d, (SP + 56, y + 24), ellipsize(label, nf, CW - 70 - rw), nf,
+                  GOLD if active else TEXT)
+        d.rounded_rectangle((SP + CW - rw, y + 2, SP + CW, y + 46), radius=22, fill=GOLD)
+        text_center(d, (SP + CW - rw / 2, y + 24), right, rf, INK)
+        y += 54
+        y = _flow(d, SP + 56, y, CW - 56, _player_items(v, pv), row_h=42, gap=8) + 12
+        if active:
+            d.rounded_rectangle((SP - 8, top - 6, SP + CW + 8, y - 4), radius=14,
+                                outline=GOLD, width=3)
+        y += 8
+    return p.done(y - 8)
+
+
+def _reputation_panel(v: CrossroadsView) -> Image.Image:
+    c = _content()
+    rep = c.boards.reputation
+    spaces = list(range(rep.min, rep.max + 1))
+    groups = c.groups
+    uniform = len({tuple(s.prestige for s in g.track) for g in groups}) == 1
+    p = _Panel(300 + 140 * len(groups))
+    d = p.d
+    y = _panel_title(d, 10, "Reputation Board")
+    label_w = 176
+    cell_gap = 4
+    cell_w = (CW - label_w - cell_gap * (len(spaces) - 1)) / len(spaces)
+    row_h = 74 if uniform else 104
+
+    def cx(i: int) -> float:
+        return SP + label_w + i * (cell_w + cell_gap)
+
+    # The header: space numbers, and the Prestige each space scores when all agree.
+    text_left(d, (SP, y + 16), "Space", _f(F_MIN), MUTED)
+    for i, s in enumerate(spaces):
+        text_center(d, (cx(i) + cell_w / 2, y + 16), str(s), _f(F_MIN, True), TEXT)
+    y += 38
+    if uniform:
+        text_left(d, (SP, y + 16), "Prestige", _f(F_MIN), GOLD)
+        for i, sp in enumerate(groups[0].track):
+            text_center(d, (cx(i) + cell_w / 2, y + 16), _signed(sp.prestige),
+                        _f(F_MIN, True), GOLD)
+        y += 40
+    for g in groups:
+        text_left(d, (SP, y + row_h / 2), ellipsize(g.name, _f(F_MIN, True), label_w - 6),
+                  _f(F_MIN, True), TEXT)
+        here: dict[int, list[int]] = {}
+        for pv in v.seats:
+            at = max(rep.min, min(rep.max, pv.reputation.get(g.id, g.start)))
+            here.setdefault(at, []).append(pv.seat)
+        for i, s in enumerate(spaces):
+            box = (cx(i), y, cx(i) + cell_w, y + row_h)
+            special = s == g.special_action_space
+            d.rounded_rectangle(box, radius=8, fill=SPECIAL_FILL if special else PANEL_HI,
+                                outline=GOLD if special else GRID, width=3 if special else 1)
+            top = y
+            if not uniform:
+                text_center(d, (box[0] + cell_w / 2, y + 16), _signed(g.prestige_at(s)),
+                            _f(F_MIN, True), GOLD)
+                top = y + 30
+            mid_y = (top + y + row_h) / 2
+            if special and not here.get(s):
+                d.polygon(star_points((box[0] + cell_w / 2, mid_y), 18), fill=GOLD)
+            _markers(d, here.get(s, []), (box[0] + 3, top + 2, box[2] - 3, y + row_h - 2))
+        y += row_h + 6
+    # The legend: what the gold spaces and the ends of the tracks do.
+    items = [_Item(36, lambda dd, x, yy: dd.polygon(star_points((x + 18, yy), 17),
+                                                      fill=GOLD)),
+             _text_item("gold space: Special Action", TEXT),
+             _text_item("· below 0: −1 Prestige a space · past 12: Special Action", MUTED)]
+    y = _flow(d, SP, y + 4, CW, items, row_h=40, gap=10)
+    return p.done(y)
+
+
+def _signed(n: int) -> str:
+    return f"+{n}" if n > 0 else ("−" + str(-n) if n < 0 else "0")
+
+
+def _markers(d: ImageDraw.ImageDraw, seats: Sequence[int], box: tuple[float, ...]) -> None:
+    """Player tokens sharing one space: one large, two side by side, three or four 2x2."""
+    if not seats:
+        return
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    n = len(seats)
+    # Shared spaces overlap their tokens a little rather than shrink them to dots.
+    if n == 1:
+        spots, r = [(0.5, 0.5)], min(w, h) * 0.38
+    elif n == 2:
+        spots, r = [(0.29, 0.5), (0.71, 0.5)], min(w / 3.6, h * 0.36)
+    else:
+        spots = [(0.29, 0.28), (0.71, 0.28), (0.29, 0.72), (0.71, 0.72)]
+        r = min(w / 3.8, h / 3.8)
+    for k, seat in enumerate(seats[:4]):
+        fx, fy = spots[k % len(spots)]
+        owner_marker(d, owner_style(seat), (x0 + fx * w, y0 + fy * h), r,
+                     with_letter=r >= 13)
+    if n > 4:
+        text_center(d, (x1 - 8, y1 - 8), f"+{n - 4}", _f(20, True), TEXT)
+
+
+def _progress_panel(v: CrossroadsView) -> Image.Image:
+    p = _Panel(2200)
+    d = p.d
+    y = _panel_title(d, 10, "Progress Board",
+                     f"Recipe deck {v.deck} · Recipe discard {v.recipe_discard}")
+    items = [_text_item("Prestige:", MUTED)]
+    for pv in sorted(v.seats, key=lambda q: (-q.prestige, q.seat)):
+        items += [_marker_item(pv.seat, 17), _text_item(str(pv.prestige), TEXT, F_BODY, True)]
+    y = _flow(d, SP, y, CW, items, row_h=40, gap=10) + 6
+    hint = "New tiles enter on the left; the tile on the far right is discarded."
+    y = _lines(d, SP, y, _wrap(hint, _f(F_MIN), CW), _f(F_MIN), MUTED, LH_MIN) + 6
+    for tier in (1, 2):
+        k = tier - 1
+        track = v.tracks[k] if k < len(v.tracks) else []
+        pouch = v.pouches[k] if k < len(v.pouches) else 0
+        pile = v.discards[k] if k < len(v.discards) else []
+        label = f"Tier {TIER[tier]} ({'silver' if tier == 1 else 'gold'})"
+        text_left(d, (SP, y + 20), label, _f(F_BODY + 2, True), TEXT)
+        info = f"pouch {pouch} · discard {len(pile)}"
+        if pile:
+            info += f", top: {_tile_name(pile[-1])}"
+        lf = _f(F_BODY + 2, True)
+        d.text((SP + CW, y + 20), ellipsize(info, _f(F_MIN), CW - lf.getlength(label) - 24),
+               font=_f(F_MIN), fill=MUTED, anchor="rm")
+        y += 48
+        slots = list(track) + [None] * max(0, 4 - len(track))
+        w = (CW - 12 * 3) / 4
+        cards = [_tile_card_text(t, w) if t else None for t in slots]
+        y = _card_row(d, SP, y, CW, cards, 4) + 16
+    return p.done(y - 10)
+
+
+def _kingdom_panel(v: CrossroadsView) -> Image.Image:
+    c = _content()
+    p = _Panel(300 + 320 * max(1, len(v.kingdom)))
+    d = p.d
+    y = _panel_title(d, 10, "Kingdom Cards")
+    if not v.kingdom:
+        text_left(d, (SP, y + 16), "None in play: no extra building rules.", _f(F_MIN), MUTED)
+        return p.done(y + 34)
+    for n in v.kingdom:
+        try:
+            k = c.kingdom_card(n)
+            title, rule = k.title, k.rule_text
+        except ValueError:
+            title, rule = "Unknown card", ""
+        top = y
+        num = f"#{n}"
+        nf = _f(F_BODY, True)
+        nw = nf.getlength(num) + 24
+        d.rounded_rectangle((SP, y, SP + nw, y + 42), radius=21, fill=GOLD)
+        text_center(d, (SP + nw / 2, y + 21), num, nf, INK)
+        tx = SP + nw + 14
+        tl = _wrap(title, _f(F_BODY, True), CW - nw - 14, 2)
+        y = _lines(d, tx, y + 3, tl, _f(F_BODY, True), TEXT, 38)
+        y = _lines(d, tx, y + 2, _wrap(rule, _f(F_MIN), CW - nw - 14), _f(F_MIN), MUTED,
+                   LH_MIN)
+        if n == 8 and v.line_pool:
+            items = [_text_item("On the card:", MUTED)]
+            for g in GOSSIP_FILL:
+                if g in v.line_pool:
+                    items.append(_gossip_chip(g, v.line_pool[g]))
+            if "guldens" in v.line_pool:
+                items += [_coin_item(v.line_pool["guldens"]), _text_item("guldens", TEXT)]
+            y = _flow(d, tx, y + 4, CW - nw - 14, items, row_h=42, gap=8)
+        y = max(y, top + 46) + 14
+    return p.done(y - 14)
+
+
+# --------------------------------------------------------------------------- inns
+
+
+def _fit_lines(text: str, width: float, max_lines: int, sizes: Sequence[int] = (30, 28, 26),
+               bold: bool = True) -> tuple[Any, list[str]]:
+    """The largest font of ``sizes`` in which ``text`` wraps into ``max_lines`` lines
+    without splitting a word; failing that, the smallest, cut with an ellipsis."""
+    for size in sizes:
+        fnt = _f(size, bold)
+        lines = wrap_text(text, fnt, width)
+        if len(lines) <= max_lines and all(fnt.getlength(w) <= width for w in text.split()):
+            return fnt, lines
+    fnt = _f(sizes[-1], bold)
+    return fnt, _wrap(text, fnt, width, max_lines)
+
+
+def _inn_grid(d: ImageDraw.ImageDraw, x0: float, y0: float, width: float, pv: PlayerView,
+              v: CrossroadsView, cell_h: float, compact: bool) -> float:
+    """The 5x4 grid of one inn, the inner ring framed; returns the y below it."""
+    c = _content()
+    cols, rows = _grid()
+    gap = 14
+    cw = (width - gap * (cols - 1)) / cols
+    unavailable = _basics_unavailable(v)
+    new_here = set(v.built) if v.active == pv.seat and v.phase == "turn" else set()
+    # The inner ring's frame goes under the cells, in the gaps around them (Kingdom Cards
+    # #2, #7 and #10 speak of the rings).
+    ix0, iy0 = x0 + cw + gap / 2, y0 + cell_h + gap / 2
+    ix1 = x0 + (cols - 1) * (cw + gap) - gap / 2
+    iy1 = y0 + (rows - 1) * (cell_h + gap) - gap / 2
+    d.rounded_rectangle((ix0 - 4, iy0 - 4, ix1 + 4, iy1 + 4), radius=14, fill=INNER_RING)
+    for r in range(rows):
+        for col in range(cols):
+            sid = _space(r, col)
+            x = x0 + col * (cw + gap)
+            y = y0 + r * (cell_h + gap)
+            box = (x, y, x + cw, y + cell_h)
+            b = pv.inn.get(sid)
+            if b is None:
+                _empty_cell(d, box, sid, _is_corner(r, col), _is_inner(r, col), unavailable,
+                            compact)
+            else:
+                _built_cell(d, box, b, c, compact, sid in new_here)
+    return y0 + rows * (cell_h + gap) - gap
+
+
+def _empty_cell(d: ImageDraw.ImageDraw, box: tuple[float, float, float, float], sid: str,
+                corner: bool, inner: bool, unavailable: bool, compact: bool) -> None:
+    x0, y0, x1, y1 = box
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    if corner and unavailable:
+        d.rounded_rectangle(box, radius=12, fill=(0x24, 0x25, 0x29), outline=GRID, width=2)
+        for k in range(-int(y1 - y0), int(x1 - x0), 24):  # hatching
+            a = (x0 + max(k, 0), y0 + max(-k, 0))
+            n = min(x1 - a[0], y1 - a[1])
+            d.line((a, (a[0] + n, a[1] + n)), fill=(0x34, 0x36, 0x3B), width=3)
+        text_center(d, (cx, cy), "unavailable", _f(F_MIN), DIM)
+        return
+    if corner:
+        d.rounded_rectangle(box, radius=12, fill=mix(PANEL_HI, BASIC_FILL, 0.12),
+                            outline=mix(GRID, BASIC_FILL, 0.5), width=3)
+        text_center(d, (cx, cy - (0 if compact else 18)), "Basic", _f(F_BODY, True), MUTED)
+        if not compact:
+            text_center(d, (cx, cy + 20), sid, _f(F_MIN), DIM)
+        return
+    d.rounded_rectangle(box, radius=12, fill=PANEL_HI, outline=GRID, width=2)
+    if inner and not compact:
+        text_center(d, (cx, cy - 18), sid, _f(F_MIN), DIM)
+        text_center(d, (cx, cy + 20), "inner", _f(F_MIN), mix(DIM, INNER_RING, 0.3))
+    else:
+        text_center(d, (cx, cy), sid, _f(F_MIN), DIM)
+
+
+def _built_cell(d: ImageDraw.ImageDraw, box: tuple[float, float, float, float], b: BuiltView,
+                c: CrossroadsContent, compact: bool, new: bool) -> None:
+    """A tile on its space: category colour, name, category word, the ingredient tokens
+    lying on it, the Basic Inn Tile it covers, and the Kingdom #8 line marker."""
+    x0, y0, x1, y1 = box
+    inner = x1 - x0 - 16
+    detail = ""
+    if b.basic:
+        fill = BASIC_FILL
+        name = _tile_name(b.tile)
+        kind = "Basic"
+        bt = c.basic_tile(b.tile)
+        detail = bt.on_build.text if bt.on_build else bt.on_cover.text
+    else:
+        t = c.tile(b.tile)
+        fill = CATEGORY_FILL[c.colour(t)]
+        name = t.name
+        kind = c.category(t.category).name
+    ink = readable_on(fill)
+    d.rounded_rectangle(box, radius=12, fill=fill, outline=HIGHLIGHT if new else INK,
+                        width=6 if new else 2)
+    nf, lines = _fit_lines(name, inner, 2, (28, 26))
+    y = _lines(d, x0 + 8, y0 + 6, lines, nf, ink, nf.size + 5)
+    sub = _f(F_MIN)
+    if not compact:
+        kf, kl = _fit_lines(kind, inner, 1, (28, 26, 24), bold=False)
+        d.text((x0 + 8, y), kl[0], font=kf, fill=mix(ink, fill, 0.3), anchor="la")
+        y += LH_MIN
+    if b.in_line:  # Kingdom Card #8: part of a line that paid its bonus
+        by = y1 - (90 if b.covers and not compact else 44)
+        d.rounded_rectangle((x1 - 52, by, x1 - 6, by + 36), radius=10, fill=INK)
+        text_center(d, (x1 - 29, by + 18), "#8", _f(24, True), GOLD)
+    counts = Counter(b.ingredients)
+    items = [it for i, n in counts.items()
+             for it in _ingredient_items(i, n, inner, bold=False)]
+    if items:
+        y = _flow(d, x0 + 8, y + 2, inner, items, row_h=40, gap=6) + 4
+    if detail and not compact:
+        dl = _wrap(detail, sub, inner, 2)
+        _lines(d, x0 + 8, y, dl, sub, mix(ink, fill, 0.3), LH_MIN)
+    if b.covers and not compact:
+        cf, cl = _fit_lines(_tile_name(b.covers), inner - 8, 1, (28, 26, 24), bold=False)
+        text = cl[0]
+        ty = y1 - 42
+        d.rounded_rectangle((x0 + 6, ty, x1 - 6, y1 - 6), radius=8, fill=BASIC_FILL,
+                            outline=INK)
+        text_center(d, ((x0 + x1) / 2, (ty + y1 - 6) / 2), text, cf, INK)
+    elif b.covers:
+        d.rounded_rectangle((x0 + 8, y1 - 32, x0 + 32, y1 - 8), radius=5, fill=BASIC_FILL,
+                            outline=INK, width=2)
+    if new and not compact:
+        tf = _f(24, True)
+        ny = y1 - (72 if b.covers else 26)
+        nx = x0 + 8
+        d.rounded_rectangle((nx, ny - 16, nx + 62, ny + 16), radius=10, fill=HIGHLIGHT)
+        text_center(d, (nx + 31, ny), "new", tf, INK)
+
+
+def _inn_header(d: ImageDraw.ImageDraw, y: float, v: CrossroadsView, pv: PlayerView,
+                names: list[str], big: bool) -> float:
+    s = pv.seat
+    r = 24 if big else 20
+    owner_marker(d, owner_style(s), (SP + r, y + r + 2), r)
+    right = f"Prestige {pv.prestige}" + (f" · Score {pv.score}" if pv.score is not None else "")
+    rf = _f(F_BODY + 2 if big else F_BODY, True)
+    rw = rf.getlength(right) + 28
+    title = f"{names[s]}'s inn"
+    if s == v.active and v.phase == "turn":
+        title += " · their turn"
+    if s in v.winners:
+        title += " · winner"
+    tf = _f(F_TITLE if big else F_HEAD, True)
+    text_left(d, (SP + 2 * r + 12, y + r + 2), ellipsize(title, tf, CW - 2 * r - 30 - rw), tf,
+              TEXT)
+    d.rounded_rectangle((SP + CW - rw, y + r + 2 - 22, SP + CW, y + r + 2 + 22), radius=22,
+                        fill=GOLD)
+    text_center(d, (SP + CW - rw / 2, y + r + 2), right, rf, INK)
+    return y + 2 * r + 16
+
+
+def _inn_panel(v: CrossroadsView, pv: PlayerView, names: list[str]) -> Image.Image:
+    c = _content()
+    p = _Panel(3200)
+    d = p.d
+    y = _inn_header(d, 10, v, pv, names, big=True)
+    y = _inn_grid(d, SP, y, CW, pv, v, 236, compact=False) + 10
+    legend = ("Grey band: the inner ring. Corners: Basic spaces (not among the 16). "
+                  "Stone strip: the Basic Inn Tile a tile covers.")
+    if _basics_unavailable(v):
+        legend = "Grey band: the inner ring. Corners are unavailable in this game."
+    y = _lines(d, SP, y, _wrap(legend, _f(F_MIN), CW), _f(F_MIN), MUTED, LH_MIN) + 10
+
+    # Revenue track 1..10.
+    rev = c.boards.inn_board.revenue_track
+    text_left(d, (SP, y + 24), "Revenue", _f(F_BODY, True), TEXT)
+    lw = 150
+    n = rev.max - rev.min + 1
+    g = 6
+    sw = (CW - lw - g * (n - 1)) / n
+    for k in range(n):
+        val = rev.min + k
+        bx = SP + lw + k * (sw + g)
+        cur = val == pv.revenue
+        d.rounded_rectangle((bx, y, bx + sw, y + 48), radius=10,
+                            fill=GOLD if cur else PANEL_HI, outline=HIGHLIGHT if cur else GRID,
+                            width=3 if cur else 1)
+        text_center(d, (bx + sw / 2, y + 24), str(val), _f(F_BODY, True), INK if cur else MUTED)
+    y += 62
+    items = [_stat("Chest", str(pv.chest)), _stat("Pouch", str(pv.pouch)),
+             _stat("Debts", str(pv.debts), LOSS if pv.debts else TEXT),
+             _stat("Covered", f"{pv.covered}/16"),
+             _stat("Recipes in hand", str(pv.recipes))]
+    if v.phase in ("draft", "place_basics"):
+        items.append(_stat("Basic tiles held", str(pv.basics_face_down)))
+    y = _flow(d, SP, y, CW, items, row_h=44, gap=10) + 12
+
+    # Gossips: three spaces per type.
+    text_left(d, (SP, y + 22), "Gossips", _f(F_BODY, True), TEXT)
+    gx = SP + 150
+    slots = c.boards.inn_board.gossip_spaces_per_type
+    col_w = (CW - 150) / 3
+    for k, gtype in enumerate(GOSSIP_FILL):
+        x = gx + k * col_w
+        have = pv.gossips.get(gtype, 0)
+        for s in range(slots):
+            cx = x + 18 + s * 40
+            fill = GOSSIP_FILL[gtype] if s < have else None
+            d.ellipse((cx - 16, y + 6, cx + 16, y + 38), fill=fill,
+                      outline=GOSSIP_FILL[gtype], width=3)
+        label = f"{have} {GOSSIP_WORD[gtype]}"
+        text_left(d, (x + 18 + slots * 40 - 10, y + 22),
+                  ellipsize(label, _f(F_MIN), col_w - slots * 40 - 16), _f(F_MIN), TEXT)
+    y += 58
+
+    # The Guest Impression doors.
+    text_left(d, (SP, y + 24), "Doors", _f(F_BODY, True), TEXT)
+    doors = c.boards.inn_board.doors
+    x = SP + 150
+    half = (CW - 150) / 2
+    for open_, group, value in ((False, pv.closed_door, doors.closed),
+                                (True, pv.open_door, doors.open)):
+        dw = _door(d, x, y + 2, open_)
+        who = _group_name(group) if group else "no group yet"
+        label = f"{'Open' if open_ else 'Closed'} ({_signed(value)}): {who}"
+        text_left(d, (x + dw + 10, y + 24), ellipsize(label, _f(F_MIN), half - dw - 20),
+                  _f(F_MIN), TEXT if group else DIM)
+        x += half
+    y += 62
+
+    # Ingredients on the tiles (public: they lie on the table).
+    owned = owned_ingredients(pv)
+    items = [_text_item("Ingredients:", TEXT, F_BODY, True)]
+    if owned:
+        items += [it for i, n in sorted(owned.items()) for it in _ingredient_items(i, n)]
+    else:
+        items.append(_text_item("none", DIM))
+    y = _flow(d, SP, y, CW, items, row_h=44, gap=10) + 14
+
+    # Reserved tiles, and tiles bought this turn awaiting their space.
+    w2 = (CW - 12) / 2
+    text_left(d, (SP, y + 20), f"Reserved tiles ({len(pv.reserved)}/"
+              f"{c.boards.inn_board.reserved_spaces})", _f(F_BODY, True), TEXT)
+    y += 46
+    reserved: list[_CardText | None] = [_tile_card_text(t, w2) for t in pv.reserved]
+    while len(reserved) < c.boards.inn_board.reserved_spaces:
+        reserved.append(None)
+    y = _card_row(d, SP, y, CW, reserved, 2, empty_h=80, empty_label="free") + 16
+    if v.active == pv.seat and v.phase == "turn" and v.bought:
+        text_left(d, (SP, y + 20), "Bought, to build in this order", _f(F_BODY, True), GOLD)
+        y += 46
+        cards = [_tile_card_text(t, w2) for t in v.bought]
+        tags = [str(k + 1) for k in range(len(cards))]
+        y = _card_row(d, SP, y, CW, cards, 2, outlines=[GOLD] * len(cards), tags=tags) + 16
+
+    # Recipes: how many in hand (secret cards), and those completed (public).
+    text_left(d, (SP, y + 20), f"Recipes: {pv.recipes} in hand, {len(pv.completed)} completed",
+              _f(F_BODY, True), TEXT)
+    y += 46
+    for rid in pv.completed:
+        try:
+            r = c.recipe(rid)
+            line = f"{r.name}: {r.reward.text}"
+        except ValueError:
+            line = rid
+        y = _lines(d, SP + 20, y, _wrap("✓ " + line, _f(F_MIN), CW - 20), _f(F_MIN), GOOD,
+                   LH_MIN)
+    return p.done(y)
+
+
+def _inn_small_panel(v: CrossroadsView, pv: PlayerView, names: list[str]) -> Image.Image:
+    p = _Panel(1400)
+    d = p.d
+    y = _inn_header(d, 8, v, pv, names, big=False)
+    items = _player_items(v, pv)
+    doors = (f"−3 {_group_name(pv.closed_door)} / +1 {_group_name(pv.open_door)}"
+             if pv.closed_door or pv.open_door else "none yet")
+    items.append(_stat("Doors", doors))
+    y = _flow(d, SP, y, CW, items, row_h=42, gap=8) + 12
+    y = _inn_grid(d, SP, y, CW, pv, v, 150, compact=True)
+    return p.done(y)
+
+
+# --------------------------------------------------------------------------- hand
+
+
+def _hand_panels(v: CrossroadsView, names: list[str]) -> list[Image.Image]:
+    c = _content()
+    panels: list[Image.Image] = []
+    p = _Panel(600)
+    d = p.d
+    if v.seat is None or v.seat >= len(v.seats):
+        y = _panel_title(d, 10, "No hand to show")
+        y = _lines(d, SP, y, _wrap("This is the public view of the table: Recipes and "
+                                   "drafted tiles are shown only to their owner.",
+                                   _f(F_BODY), CW), _f(F_BODY), MUTED, 38)
+        return [p.done(y)]
+    me = v.seats[v.seat]
+    owned = owned_ingredients(me)
+    owner_marker(d, owner_style(v.seat), (SP + 24, 36), 24)
+    text_left(d, (SP + 60, 36), ellipsize(f"{names[v.seat]}'s hand (private)",
+                                          _f(F_TITLE, True), CW - 60), _f(F_TITLE, True), TEXT)
+    y = 76.0
+    mine = v.pending is not None and v.pending.seat == v.seat
+    prompt = v.pending.prompt if mine and v.pending else v.prompt
+    y = _lines(d, SP, y, _wrap(prompt, _f(F_BODY), CW), _f(F_BODY), GOLD if mine else MUTED, 38)
+    panels.append(p.done(y))
+    w2 = (CW - 12) / 2
+
+    # A decision between secret Recipes (the two drawn, keep one).
+    if mine and v.pending is not None:
+        recipe_ids = {r.id for r in c.recipes}
+        options = [o for o in v.pending.options if o in recipe_ids]
+        if options and (v.pending.kind == "keep_recipe" or len(options) == len(
+                v.pending.options)):
+            p = _Panel(400 + 500 * ((len(options) + 1) // 2))
+            y = _panel_title(p.d, 10, "Choose the Recipe to keep")
+            cards = [_recipe_card_text(o, w2, owned) for o in options]
+            y = _card_row(p.d, SP, y, CW, cards, 2, outlines=[GOLD] * len(cards))
+            panels.append(p.done(y))
+
+    draft = _draft_panels(v, w2)
+    if v.phase in ("draft", "place_basics"):
+        panels += draft  # what the seat must decide now comes first
+
+    # The Recipes in hand.
+    recipes = list(v.my_recipes or [])
+    p = _Panel(400 + 520 * ((len(recipes) + 1) // 2))
+    y = _panel_title(p.d, 10, f"Your Recipes ({len(recipes)})",
+                     "each uncompleted Recipe: −2 Prestige at the end")
+    if recipes:
+        cards = [_recipe_card_text(r, w2, owned) for r in recipes]
+        ready = [all(owned.get(i, 0) for i in c.recipe(r).ingredients) for r in recipes]
+        y = _card_row(p.d, SP, y, CW, cards, 2, outlines=[GOOD if k else None for k in ready])
+    else:
+        text_left(p.d, (SP, y + 16), "No Recipe cards in hand.", _f(F_BODY), DIM)
+        y += 36
+    panels.append(p.done(y))
+
+    # The ingredients on your tiles.
+    p = _Panel(500)
+    y = _panel_title(p.d, 10, "Your ingredients", "on your inn's tiles")
+    items = ([it for i, n in sorted(owned.items()) for it in _ingredient_items(i, n)] if owned
+             else [_text_item("None yet: build tiles that give ingredients.", DIM, F_BODY)])
+    y = _flow(p.d, SP, y, CW, items, row_h=44, gap=10)
+    panels.append(p.done(y))
+
+    if v.phase not in ("draft", "place_basics"):
+        panels += draft
+    return panels
+
+
+def _draft_panels(v: CrossroadsView, w2: float) -> list[Image.Image]:
+    """The Basic Inn Tiles of the draft (face down, secret): the pack to pick from and
+    the tiles kept."""
+    panels: list[Image.Image] = []
+    pack = list(v.my_pack or [])
+    kept = list(v.my_kept or [])
+    if pack:
+        p = _Panel(400 + 400 * ((len(pack) + 1) // 2))
+        y = _panel_title(p.d, 10, "Pick one Basic Inn Tile", "the rest pass to your left")
+        cards = [_basic_card_text(t, w2) for t in pack]
+        y = _card_row(p.d, SP, y, CW, cards, 2, outlines=[GOLD] * len(cards))
+        panels.append(p.done(y))
+    if kept:
+        title = ("Your Basic Inn Tiles: place each on a corner" if v.phase == "place_basics"
+                 else "Basic Inn Tiles you kept (face down)")
+        p = _Panel(400 + 400 * ((len(kept) + 1) // 2))
+        y = _panel_title(p.d, 10, title)
+        y = _card_row(p.d, SP, y, CW, [_basic_card_text(t, w2) for t in kept], 2)
+        panels.append(p.done(y))
+    return panels
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def _parse_part(part: str, players: int) -> tuple[str, int | None]:
+    if part in ("table", "inns"):
+        return part, None
+    m = re.fullmatch(r"inn:(\d+)", part or "")
+    if m and int(m.group(1)) < players:
+        return "inn", int(m.group(1))
+    raise ValueError(f"part must be 'table', 'inns' or 'inn:<seat>' (seat 0..{players - 1}), "
+                     f"not {part!r}")
+
+
+def draw(view: Any, names: Sequence[str] | None = None, part: str = "table") -> Image.Image:
+    """The picture of ``part`` as a Pillow image (see :func:`render`)."""
+    v = _as_view(view)
+    kind, seat = _parse_part(part, v.players)
+    nm = _names(v, names)
+    if kind == "table":
+        panels = [_status_panel(v, nm), _players_panel(v, nm), _reputation_panel(v),
+                  _progress_panel(v), _kingdom_panel(v)]
+    elif kind == "inns":
+        panels = [_inn_small_panel(v, pv, nm) for pv in v.seats]
+    else:
+        assert seat is not None
+        panels = [_inn_panel(v, v.seats[seat], nm)]
+    return _stack(panels)
+
+
+def render(view: Any, names: Sequence[str] | None = None, part: str = "table") -> bytes:
+    """PNG bytes of a Crossroads Inn view.
+
+    ``part``: ``"table"`` (the channel picture: Reputation and Progress Boards, Kingdom
+    Cards, the prompt and one summary per innkeeper), ``"inn:<seat>"`` (one inn, large;
+    seats from 0) or ``"inns"`` (every inn, small). Anything else raises ValueError.
+    ``names`` are the seats' display names, by seat number."""
+    return to_png(draw(view, names, part))
+
+
+def draw_hand(view: Any, names: Sequence[str] | None = None) -> Image.Image:
+    v = _as_view(view)
+    return _stack(_hand_panels(v, _names(v, names)))
+
+
+def render_hand(view: Any, names: Sequence[str] | None = None) -> bytes:
+    """PNG bytes of a seat's private picture: its Recipes (which ingredients it owns now),
+    its ingredients, the drafted Basic Inn Tiles and a pending choice of Recipes. Drawn
+    from the seat's own view only; a public view draws a notice that there is no hand."""
+    return to_png(draw_hand(view, names))
+
+
+# --------------------------------------------------------------------------- text board
+
+
+def _cell_text(b: BuiltView | None, corner: bool, unavailable: bool) -> str:
+    if b is None:
+        return "(corner)" if corner and not unavailable else ("  xx  " if corner else ".")
+    name = _tile_name(b.tile)
+    if b.basic:
+        name = "B:" + name
+    tail = "*" * len(b.ingredients)
+    return name[: 12 - len(tail)] + tail
+
+
+def text_board(view: Any, name: Callable[[int], str] | None = None) -> str:
+    """The public table as text for the console: prompt, innkeepers, Reputation tracks,
+    Investment Tracks, Kingdom Cards and each inn as a 5x4 grid (``B:`` a Basic Inn Tile,
+    ``*`` an ingredient token on the tile). A seat's own view adds its Recipes and draft."""
+    v = _as_view(view)
+    c = _content()
+    nm = name or (lambda s: f"Player {chr(ord('A') + s)}")
+    lines: list[str] = []
+    head = "Crossroads Inn"
+    if v.phase == "turn" and v.active is not None:
+        head += f" · {nm(v.active)}'s turn"
+        if v.step:
+            head += f" · step: {STEP_LABEL.get(v.step, v.step)}"
+        head_tail = f"buys left {v.buys_left}"
+    else:
+        head += f" · {PHASE_LABEL.get(v.phase, v.phase)}"
+        head_tail = ""
+        if v.phase == "draft" and v.draft_round:
+            head += f" (round {v.draft_round})"
+    lines.append(head)
+    lines.append(v.prompt)
+    if v.pending is not None and v.pending.prompt and v.pending.prompt != v.prompt:
+        lines.append(f"Waiting for {nm(v.pending.seat)}: {v.pending.prompt}")
+    if head_tail:
+        used = ", ".join(GOSSIP_WORD.get(g, g) for g in v.gossips_used) or "none"
+        lines.append(f"This turn: {head_tail}; impression {'done' if v.impression_done else 'open'}"
+                     f"; reserved {'yes' if v.reserved_this_turn else 'no'}; gossips used {used}")
+    if v.last_roll is not None:
+        face = ""
+        with contextlib.suppress(ValueError):
+            face = f" ({c.die_face(v.last_roll).text})"
+        lines.append(f"Last die roll: {v.last_roll}{face}")
+    if v.announced_by is not None:
+        rest = ", ".join(nm(s) for s in v.last_turns) or "nobody"
+        lines.append(f"{nm(v.announced_by)} announced the end; last turns: {rest}")
+    if v.winners:
+        lines.append("Winner: " + " and ".join(nm(s) for s in v.winners))
+    lines.append("")
+    lines.append("Innkeepers:")
+    for pv in v.seats:
+        g = " ".join(f"{GOSSIP_LETTER[k]}{pv.gossips.get(k, 0)}" for k in GOSSIP_FILL)
+        score = f", score {pv.score}" if pv.score is not None else ""
+        mark = ">" if pv.seat == v.active else " "
+        lines.append(
+            f"{mark}{owner_style(pv.seat).letter} {nm(pv.seat)}: prestige {pv.prestige}{score}, "
+            f"revenue {pv.revenue}, chest {pv.chest}, pouch {pv.pouch}, debts {pv.debts}, "
+            f"gossips {g}, reserved {len(pv.reserved)}, inn {pv.covered}/16, "
+            f"recipes {pv.recipes} (+{len(pv.completed)} done)"
+            + (f", basics held {pv.basics_face_down}" if v.phase in ("draft", "place_basics")
+               else ""))
+    lines.append("")
+    rep = c.boards.reputation
+    lines.append(f"Reputation (0..{rep.max}; Prestige per space: "
+                 + " ".join(_signed(s.prestige) for s in c.groups[0].track) + "):")
+    for grp in c.groups:
+        at = " ".join(f"{owner_style(pv.seat).letter}{pv.reputation.get(grp.id, grp.start)}"
+                      for pv in v.seats)
+        lines.append(f"  {grp.name:<11} {at}   (Special Action on {grp.special_action_space})")
+    lines.append("")
+    for k, tier in enumerate((1, 2)):
+        pile = v.discards[k] if k < len(v.discards) else []
+        top = f", top {_tile_name(pile[-1])}" if pile else ""
+        pouch = v.pouches[k] if k < len(v.pouches) else 0
+        lines.append(f"Tier {TIER[tier]} track (pouch {pouch}, discard {len(pile)}{top}):")
+        track = v.tracks[k] if k < len(v.tracks) else []
+        for slot, t in enumerate(track):
+            if t is None:
+                lines.append(f"  {slot + 1}. (empty)")
+                continue
+            tile = c.tile(t)
+            extra = f"; ingredient {_ingredient_name(tile.ingredient)}" if tile.ingredient else ""
+            extra += f"; drawback {tile.drawback.text}" if tile.drawback else ""
+            lines.append(f"  {slot + 1}. {tile.name} [{c.category(tile.category).name}] "
+                         f"{tile.cost_text}: {tile.effect.text}{extra}")
+    lines.append(f"Recipe deck {v.deck}, discard {v.recipe_discard}")
+    if v.kingdom:
+        lines.append("Kingdom Cards:")
+        for n in v.kingdom:
+            k_ = c.kingdom_card(n)
+            lines.append(f"  #{n} {k_.title}: {k_.rule_text}")
+        if v.line_pool:
+            pool = ", ".join(f"{GOSSIP_WORD.get(a, a)} {b}" for a, b in v.line_pool.items())
+            lines.append(f"  On card #8: {pool}")
+    unavailable = _basics_unavailable(v)
+    cols, rows = _grid()
+    for pv in v.seats:
+        lines.append("")
+        doors = (f" doors: closed {_group_name(pv.closed_door)}, open "
+                 f"{_group_name(pv.open_door)}" if pv.closed_door or pv.open_door else "")
+        lines.append(f"{nm(pv.seat)}'s inn ({pv.covered}/16){doors}:")
+        for r in range(rows):
+            cells = [_cell_text(pv.inn.get(_space(r, col)), _is_corner(r, col), unavailable)
+                     for col in range(cols)]
+            lines.append("  " + " | ".join(f"{x:<12}" for x in cells).rstrip())
+        over = [f"{s} {_tile_name(b.tile)} over {_tile_name(b.covers)}"
+                for s, b in sorted(pv.inn.items()) if b.covers]
+        if over:
+            lines.append("  covering Basic tiles: " + "; ".join(over))
+        if pv.reserved:
+            lines.append("  reserved: " + ", ".join(
+                f"{c.tile(t).name} ({c.tile(t).cost_text})" for t in pv.reserved))
+        if pv.completed:
+            lines.append("  completed: " + ", ".join(c.recipe(r).name for r in pv.completed))
+        if pv.seat == v.active and v.bought:
+            lines.append("  to build: " + ", ".join(c.tile(t).name for t in v.bought))
+    if v.seat is not None and v.seat < len(v.seats):
+        owned = owned_ingredients(v.seats[v.seat])
+        lines.append("")
+        if v.my_recipes is not None:
+            lines.append("Your Recipes:")
+            for rid in v.my_recipes:
+                r = c.recipe(rid)
+                need = ", ".join(_ingredient_name(i) + (" (have)" if owned.get(i) else "")
+                                 for i in r.ingredients)
+                lines.append(f"  {r.name}: {need} -> {r.reward.text}")
+        if v.my_pack:
+            lines.append("Your pack: " + ", ".join(_tile_name(t) for t in v.my_pack))
+        if v.my_kept:
+            lines.append("Kept: " + ", ".join(_tile_name(t) for t in v.my_kept))
+        if v.pending is not None and v.pending.seat == v.seat and v.pending.options:
+            lines.append("Options: " + ", ".join(v.pending.options))
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- doctest data
+
+
+def _example_view() -> dict[str, Any]:
+    """A small two-player view in the middle of a turn (for the doctests)."""
+    seat = {"prestige": 6, "revenue": 4, "chest": 0, "pouch": 4, "debts": 0,
+            "gossips": {"economic": 1, "political": 1, "travellers": 1},
+            "reputation": {g: 1 for g in ("distressed", "outlaws", "travellers", "townsfolk",
+                                          "nobles")},
+            "closed_door": None, "open_door": None, "recipes": 2, "completed": [],
+            "reserved": [], "inn": {}, "covered": 0, "turns": 0, "basics_face_down": 0}
+    return {
+        "seat": None, "players": 2, "phase": "turn", "step": "invest", "active": 0,
+        "kingdom": [], "seats": [dict(seat, seat=0), dict(seat, seat=1)],
+        "tracks": [["long_table", "crook", "kobi", "laundry"],
+                   ["chandelier", "cook", "iduna", "pawnshop"]],
+        "pouches": [60, 52], "discards": [[], []], "deck": 9, "recipe_discard": 0,
+        "line_pool": {}, "bought": [], "built": [], "impression_done": True,
+        "gossips_used": [], "buys_left": 2, "reserved_this_turn": False,
+        "announced_by": None, "last_turns": [], "last_roll": None, "draft_round": 0,
+        "pending": None, "prompt": "Buy up to two tiles, or go on.",
+    }
+
