@@ -370,8 +370,10 @@ def townsfolk_options(c: CrossroadsContent, st: CrossroadsState, seat: Seat) -> 
     options = []
     for i, tile in enumerate(p.reserved):
         tier = c.tile(tile).tier
-        options += [f"exchange:{i}:{tier}:{slot}"
-                    for slot, t in enumerate(st.tracks[tier - 1]) if t is not None]
+        # No two identical tiles on a track: the exchange may not put a second copy there.
+        track = st.tracks[tier - 1]
+        options += [f"exchange:{i}:{tier}:{slot}" for slot, t in enumerate(track)
+                    if t is not None and (t == tile or tile not in track)]
         if st.discards[tier - 1]:
             options.append(f"exchange:{i}:discard")
         for s, q in enumerate(st.seats):
@@ -442,7 +444,11 @@ def choose(c: CrossroadsContent, st: CrossroadsState, events: list[Event], optio
         move_reputation(c, st, events, seat, option, pend.amount, source=pend.source)
     elif kind == "investment_pick":
         tier, slot = (int(x) for x in option.split(":"))
-        tile = take_from_track(st, tier, slot)
+        # "Replace the tile you picked with another one" (Legend): no slide, unlike a buy.
+        tile = st.tracks[tier - 1][slot]
+        assert tile is not None
+        st.tracks[tier - 1][slot] = None
+        refill(st, tier)
         p.reserved.append(tile)
         note(events, seat, f"{{0}} reserves {c.tile(tile).name} from the tier {tier} track{src}")
     elif kind == "reserved_discard":

@@ -261,7 +261,9 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
                    if self.can_complete(st, seat, r)] + [Next()]
         elif step == "confirm":
             out = [EndTurn()]
-            if board.covered(p.inn) >= c.game.end.spaces_to_cover and st.announced_by is None:
+            # Without Basic Inn Tiles the game ends anyway at the first full inn.
+            if board.covered(p.inn) >= c.game.end.spaces_to_cover and st.announced_by is None \
+                    and st.options.basic_tiles != "none":
                 out.append(EndTurn(announce=True))
         return out + takeback
 
@@ -355,12 +357,23 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
         return out
 
     def _swap_ok(self, st: CrossroadsState, seat: Seat, m: str, o: int, t: str) -> bool:
+        return self._swap_problem(st, seat, m, o, t) is None
+
+    def _swap_problem(self, st: CrossroadsState, seat: Seat, m: str, o: int,
+                      t: str) -> str | None:
+        """Why exchanging the tiles on ``m`` (mine) and ``t`` (seat ``o``'s) is refused."""
         c = self.content
+        if not (0 <= o < st.players) or o == seat:
+            return "Choose another player's tile."
         a = dict(st.seats[seat].inn)
         b = dict(st.seats[o].inn)
+        for inn, space in ((a, m), (b, t)):
+            built = inn.get(space)
+            if built is None or built.basic or not c.tile(built.tile).ingredient:
+                return "Only two ingredient-giving Inn Tiles can be exchanged."
         a[m], b[t] = b[t], a[m]
-        return (board.inn_problem(c, a, st.kingdom, [m]) is None
-                and board.inn_problem(c, b, st.kingdom, [t]) is None)
+        return (board.inn_problem(c, a, st.kingdom, [m])
+                or board.inn_problem(c, b, st.kingdom, [t]))
 
     def buy_cost(self, st: CrossroadsState, seat: Seat, tile_id: str) -> list[str]:
         """The ways ``seat`` can pay for ``tile_id`` now: ``guldens`` and/or ``gossips``."""
@@ -508,7 +521,7 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
                       "complete": "recipes", "end_turn": "confirm"}[kind]
             if STEPS.index(st.turn.step) > STEPS.index(wanted):
                 return f"That step is over: you are at {self.step_name(st.turn.step)}."
-            if STEPS.index(st.turn.step) < STEPS.index(wanted) and kind != "end_turn":
+            if STEPS.index(st.turn.step) < STEPS.index(wanted):
                 return (f"Steps go in order: finish {self.step_name(st.turn.step)} first "
                         "(or skip it).")
         if kind == "impression":
@@ -530,6 +543,11 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
                 return f"That gossip action is for {'2' if 2 in a.players else '3-4'} players."
             if p.gossips.get(a.gossip, 0) < a.spend:
                 return f"You need {a.spend} {GOSSIP_NAME[a.gossip]} gossip(s) for that."
+            if a.id == "travellers_b" and action.players and action.mine and action.theirs:
+                problem = self._swap_problem(st, seat, action.mine, action.players[0],
+                                             action.theirs)
+                if problem:
+                    return problem
             return "Those targets are not allowed for that gossip action."
         if kind == "buy":
             if st.turn.buys >= c.game.turn.tiles_bought_per_turn:
@@ -538,6 +556,11 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
             if tile is None:
                 return "There is no tile there."
             if not self._placeable(st, seat, tile):
+                reasons = {self.space_problem(st, seat, tile, s)
+                           for s in self._free_spaces(st, seat)}
+                if len(reasons) == 1:
+                    return f"No space of your inn can take {c.tile(tile).name} now: " \
+                        f"{reasons.pop()}"
                 return f"No space of your inn can take {c.tile(tile).name} now."
             return f"You cannot pay {c.tile(tile).cost_text} for {c.tile(tile).name}."
         if kind == "reserve":
