@@ -41,6 +41,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from engines.crossroads_inn.content import CrossroadsContent, load_content
+from engines.crossroads_inn.inn import space_name
 from engines.crossroads_inn.state import BuiltView, CrossroadsView, PlayerView
 from renderers.common import (
     BG,
@@ -175,6 +176,11 @@ def _names(v: CrossroadsView, names: Sequence[str] | None) -> list[str]:
 
 def _space(row: int, col: int) -> str:
     return f"r{row}c{col}"
+
+
+def _space_label(sid: str) -> str:
+    """The space as players count it (from 1), as the buttons name it."""
+    return space_name(sid, short=True)
 
 
 def _grid() -> tuple[int, int]:
@@ -942,14 +948,14 @@ def _empty_cell(d: ImageDraw.ImageDraw, box: tuple[float, float, float, float], 
                             outline=mix(GRID, BASIC_FILL, 0.5), width=3)
         text_center(d, (cx, cy - (0 if compact else 18)), "Basic", _f(F_BODY, True), MUTED)
         if not compact:
-            text_center(d, (cx, cy + 20), sid, _f(F_MIN), DIM)
+            text_center(d, (cx, cy + 20), _space_label(sid), _f(F_MIN), DIM)
         return
     d.rounded_rectangle(box, radius=12, fill=PANEL_HI, outline=GRID, width=2)
     if inner and not compact:
-        text_center(d, (cx, cy - 18), sid, _f(F_MIN), DIM)
+        text_center(d, (cx, cy - 18), _space_label(sid), _f(F_MIN), DIM)
         text_center(d, (cx, cy + 20), "inner", _f(F_MIN), mix(DIM, INNER_RING, 0.3))
     else:
-        text_center(d, (cx, cy), sid, _f(F_MIN), DIM)
+        text_center(d, (cx, cy), _space_label(sid), _f(F_MIN), DIM)
 
 
 def _built_cell(d: ImageDraw.ImageDraw, box: tuple[float, float, float, float], b: BuiltView,
@@ -1175,7 +1181,10 @@ def _hand_panels(v: CrossroadsView, names: list[str]) -> list[Image.Image]:
                                           _f(F_TITLE, True), CW - 60), _f(F_TITLE, True), TEXT)
     y = 76.0
     mine = v.pending is not None and v.pending.seat == v.seat
-    prompt = v.pending.prompt if mine and v.pending else v.prompt
+    # Only the seat's own decision: the table's prompt changes at every step and would
+    # redraw (and upload again) a hand that did not change.
+    prompt = (v.pending.prompt if mine and v.pending else
+              "Your Recipes and face-down tiles: only you see this.")
     y = _lines(d, SP, y, _wrap(prompt, _f(F_BODY), CW), _f(F_BODY), GOLD if mine else MUTED, 38)
     panels.append(p.done(y))
     w2 = (CW - 12) / 2

@@ -722,7 +722,7 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
         p = st.seats[seat]
         fx.add_gossip(c, st, p, a.gossip, -a.spend)
         st.turn.gossips_used.append(a.gossip)
-        spent = f"spends {a.spend} {GOSSIP_NAME[a.gossip]} gossip(s)"
+        spent = f"spends {a.spend} {GOSSIP_NAME[a.gossip]} gossip{'s' if a.spend > 1 else ''}"
         if a.id == "economic_a":
             note(events, seat, f"{{0}} {spent}: +2 guldens in the Pouch")
             fx.queue(st, seat, list(a.effects), "economic gossip")
@@ -736,7 +736,8 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
                 if a.id == "economic_b" and action.gossip:
                     fx.add_gossip(c, st, q, action.gossip, -1)
                     fx.add_gossip(c, st, p, action.gossip, 1)
-                    what += f" and a {GOSSIP_NAME[action.gossip]} gossip"
+                    article = "an" if GOSSIP_NAME[action.gossip][0] in "aeiou" else "a"
+                    what += f" and {article} {GOSSIP_NAME[action.gossip]} gossip"
                 note(events, seat, f"{{0}} {spent}: steals {what} from {{1}}", o)
         elif a.id == "political_a":
             note(events, seat, f"{{0}} {spent}")
@@ -843,7 +844,8 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
             jobs += [e for e in b.on_cover.effects if e.kind != "extra_ingredient"]
         p.inn[space] = built
         st.turn.built.append(space)
-        note(events, seat, f"{{0}} builds {tile.name} on {space}: {tile.effect.text}"
+        note(events, seat, f"{{0}} builds {tile.name} on {board.space_name(space)}: "
+             f"{tile.effect.text}"
              + (f"; {tile.drawback.text}" if tile.drawback else ""))
         self._place_ingredients(st, seat, space, built)
         jobs += [e for e in tile.on_build if e.kind != "ingredient"]
@@ -921,8 +923,10 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
                 st.turn.step = "reserve"
             elif step == "build" and not st.turn.bought:
                 st.turn.step = "recipes"
-            elif step == "recipes" and not any(
-                    self.can_complete(st, seat, r) for r in st.seats[seat].recipes):
+            # Skipped on public facts only: whether a secret Recipe could be cooked must
+            # not show in the public step.
+            elif step == "recipes" and (not st.seats[seat].recipes
+                                        or not self.ingredients(st.seats[seat])):
                 st.turn.step = "confirm"
             else:
                 return

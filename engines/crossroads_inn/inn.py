@@ -29,6 +29,18 @@ def space_id(row: int, column: int) -> str:
     return f"r{row}c{column}"
 
 
+def space_name(space: str, short: bool = False) -> str:
+    """A space as players count it, from 1: ``"row 2, column 3 (inner)"``.
+
+    >>> space_name("r1c2"), space_name("r0c0", short=True)
+    ('row 2, column 3 (inner)', 'R1 C1')
+    """
+    row, column = coords(space)
+    if short:
+        return f"R{row + 1} C{column + 1}"
+    return f"row {row + 1}, column {column + 1} ({ring(space)})"
+
+
 def coords(space: str) -> tuple[int, int]:
     """``(row, column)`` of a space id."""
     row, column = space[1:].split("c")
