@@ -70,12 +70,17 @@ class Menu:
     placeholder: str = "Choose…"
     select_code: str = "pick"
     """The code carried by a select's own custom_id (options carry action codes)."""
+    buttons: tuple[Choice, ...] = ()
+    """Buttons under a select (``as_select``), on the rows below it: the one-click
+    choices (a "Skip", a "Take back") that share a message with a long list."""
 
     def __post_init__(self) -> None:
         limit = 25
         if len(self.choices) > limit:
             raise ValueError(f"a menu holds at most {limit} choices, got {len(self.choices)}")
-        codes = [c.code for c in self.choices]
+        if self.buttons and (not self.as_select or len(self.buttons) > 20):
+            raise ValueError("a menu's extra buttons go under a select, at most 20 of them")
+        codes = [c.code for c in (*self.choices, *self.buttons)]
         if len(set(codes)) != len(codes):
             raise ValueError("menu choice codes must be unique")
 
@@ -199,6 +204,17 @@ class GameUI:
         """The options typed at ``/table new``, in the game's terms (lists written on
         one line, the house defaults filled in). Raises UserError."""
         return options
+
+    def option_suggestions(self, current: str) -> list[tuple[str, str]] | None:
+        """``/table new`` option autocomplete: (what the suggestion shows, the options
+        text it fills in), from what is typed so far; ``None``: the generic suggestions
+        (one more ``name=value`` per option not given yet)."""
+        return None
+
+    def options_text(self, options: dict[str, Any]) -> str | None:
+        """A line for the ``/table new`` confirmation saying what the chosen options
+        mean (``options``: the new table's, defaults filled in); ``None``: nothing."""
+        return None
 
     def is_alert(self, line: str) -> bool:
         """Whether a private line must be noticed (a new DM rather than an edit)."""

@@ -163,12 +163,17 @@ class GameSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=SELECT
 
 
 def build_view(menu: Menu | None, table_id: str, version: int) -> discord.ui.View | None:
-    """A persistent view (no timeout) holding the menu's buttons or select."""
+    """A persistent view (no timeout) holding the menu's buttons, or its select (and
+    the buttons under it)."""
     if menu is None or not menu.choices:
         return None
     view = discord.ui.View(timeout=None)
     if menu.as_select:
         view.add_item(GameSelect.from_menu(menu, table_id, version))
+        for index, choice in enumerate(menu.buttons):
+            button = GameButton.from_choice(choice, table_id, version)
+            button.item.row = 1 + index // 5
+            view.add_item(button)
         return view
     for index, choice in enumerate(menu.choices):
         button = GameButton.from_choice(choice, table_id, version)
