@@ -349,9 +349,15 @@ class Delivery:
         seats_then = self._turn_seats.get(info.id)
         same_seats = (seats_then == tuple(info.to_act) if seats_then is not None
                       else bool(humans) and prev is not None and set(humans) == set(prev.pinged))
+        # One decision several seats make at once, in any order (a draft round): each
+        # answer narrows the seats still to act, and its news joins the same message.
+        narrowed = (seats_then is not None and update.actor is not None
+                    and update.actor in seats_then and update.actor not in info.to_act
+                    and bool(info.to_act) and set(info.to_act) < set(seats_then))
         same_turn = (prev is not None and update.kind == "move" and not update.finished
-                     and update.actor is not None and update.actor in info.to_act
-                     and same_seats and prev.version < update.version)
+                     and update.actor is not None
+                     and ((update.actor in info.to_act and same_seats) or narrowed)
+                     and prev.version < update.version)
         whose = [update.turn_line] if update.turn_line else []
         # A move with no public news and nobody new to ask (one AI handing the turn to
         # another) only changes whose turn it is: the turn message says so, in place.
@@ -362,7 +368,8 @@ class Delivery:
             assert prev is not None
             merged = _merge(list(prev.lines), lines, MAX_CONTENT - 200)
             # an edit pings nobody: the mention only says again whose turn it is
-            content = _content(merged + whose, prev.pinged, "it's your turn")
+            still = tuple(u for u in prev.pinged if u in humans) if narrowed else prev.pinged
+            content = _content(merged + whose, still, "it's your turn")
             edited = await self._edit(prev, content, buttons, png)
             if edited:
                 turn = replace(prev, version=update.version, lines=tuple(merged),
