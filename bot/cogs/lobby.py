@@ -150,6 +150,10 @@ async def options_autocomplete(
         game_id = _match_game(str(getattr(interaction.namespace, "game", "") or ""))
     except ValueError:
         return []
+    own = get_ui(game_id).option_suggestions(str(current))
+    if own is not None:
+        return [app_commands.Choice(name=label[:100], value=value[:100])
+                for label, value in own[:25]]
     return [app_commands.Choice(name=s, value=s) for s in option_suggestions(game_id, current)]
 
 
@@ -238,7 +242,8 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
     ) -> None:
         service = service_of(interaction)
         game_id = _match_game(game)
-        opts = get_ui(game_id).table_options(parse_options(options))
+        ui = get_ui(game_id)
+        opts = ui.table_options(parse_options(options))
         info = await service.create(
             _channel(interaction),
             interaction.guild_id,
@@ -248,9 +253,10 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
             opts,
             reminder_minutes=reminder_minutes,
         )
+        chosen = ui.options_text(info.options)
         await interaction.response.send_message(
             f"{display_name(interaction.user)} opened a **{info.game_name}** table.\n"
-            f"{info.text}",
+            + (f"{chosen}\n" if chosen else "") + info.text,
             view=lobby_view(info, service.ai_levels(info.game_id)),
             allowed_mentions=discord.AllowedMentions.none(),
         )
