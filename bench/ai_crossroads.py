@@ -239,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         if section == "seats":
             seats_out: dict[str, Any] = {}
             print("\nHeuristic self-play, win share by seat (ties split), per player count:")
-            print(f"  {'players':>7} {'games':>6}  {'seat win rates':<32} {'seat 1 bias':>11}"
+            print(f"  {'players':>7} {'games':>6}  {'seat win rates':<32} {'1st-seat bias':>13}"
                   f"  {'rounds':>6} {'actions':>7}  {'winner':>12} {'loser':>12}"
                   f" {'margin':>11}")
             for players in (2, 3, 4):
@@ -254,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
                     "first_player_bias_points": round(bias, 2),
                     "flag_bias_over_5_points": abs(bias) > 5, **st}
                 rate_txt = " ".join(f"{x:.1%}" for x in rates)
-                print(f"  {players:>7} {len(rs):>6}  {rate_txt:<32} {bias:>+10.1f}p"
+                print(f"  {players:>7} {len(rs):>6}  {rate_txt:<32} {bias:>+12.1f}p"
                       f"  {st['rounds']['mean']:>6.1f} {st['actions_total']['mean']:>7.0f}"
                       f"  {st['winner_score']['mean']:>5.1f}±{st['winner_score']['stdev']:<5.1f}"
                       f" {st['loser_score']['mean']:>5.1f}±{st['loser_score']['stdev']:<5.1f}"

@@ -8,10 +8,11 @@ card just read, the card piles and tile stacks by their sizes only, and the deci
 rules wait for. The deck order and the stacks' order are not in the view, so they cannot
 be in the picture.
 
-Discord shows an image about 400 px wide on a phone: the picture is 900 px wide with no
-text under 26 px (the map's names shrink to 22 px on a large map only), numbers larger,
-and nothing told by colour alone (borders have their own patterns and a legend, Forest
-and Kingdom tiles a tree or a crown, goals a tick or an empty ring).
+Discord shows an image about 400 px wide on a phone: the picture is 900 px wide, its
+text 26 to 30 px (about 12 px once scaled down), the numbers 44 px; only small labels
+(badges, the map's names on a map of many rows or columns) go down to 18-22 px. Nothing
+is told by colour alone: borders have their own patterns and a legend, Forest and Kingdom
+tiles a tree or a crown, goals a tick or their number, an empty goblet or bucket its name.
 
 >>> from engines.pocket.game import Pocket
 >>> game = Pocket()

@@ -10,12 +10,19 @@ cards set aside or the order of the tile stacks.
   the Kingdom Path, the Castle), explores otherwise, takes the least harmful answer to a
   villain, buys useful items and rests only when badly hurt. It is the heuristic the
   engine's tests used for their play statistics, moved here.
-* **hint**, for each legal action, samples ``samples`` worlds the player cannot tell
-  apart (``game.determinize`` of the table with its secrets first put in a fixed order,
-  so the samples depend on what is visible and the generator only) and plays each to the
-  end with the careful policy; it keeps the careful choice unless another action wins
-  more often by a clear margin over the same worlds. :func:`hint` gives the chosen action
-  and a one-line reason.
+* **hint** samples worlds the player cannot tell apart (``game.determinize`` of the table
+  with its secrets first put in a fixed order, so the samples depend on what is visible
+  and the generator only) and plays every legal action in each of them to the end with
+  the careful policy. Every action gets ``first`` worlds; the few that did better there
+  than the careful choice get ``samples`` in all, and one of them replaces the careful
+  choice only if it wins more often over the same worlds by a clear margin (``z``
+  standard errors of the paired difference). :func:`hint` gives the chosen action and a
+  one-line reason for it.
+
+Speed: playouts use a quick copy of the state (:func:`fast_copy`), remembered walking
+costs (:func:`costs_from`) and apply the careful policy's actions without the engine's
+legality check. One move takes about 30-60 ms (median) on one core, a few hundred ms at
+most; see ``bench/pocket_tuning.py``.
 
 >>> from engines.core import Rng
 >>> from engines.pocket.game import Pocket
@@ -123,6 +130,8 @@ def fast_copy(s: PocketState) -> PocketState:
 
 
 _COSTS: dict[tuple[Any, ...], dict[str, int]] = {}
+_COSTS_OF: list[Any] = [None]
+"""The content the remembered costs were found with (other data, other borders)."""
 
 
 def costs_from(s: PocketState, start: str | None = None) -> dict[str, int]:
@@ -130,6 +139,9 @@ def costs_from(s: PocketState, start: str | None = None) -> dict[str, int]:
     (playouts ask for the same few maps again and again)."""
     start = start or s.pawn
     key = (start, _has(s, "candle"), *((p.tile, p.x, p.y, p.turns) for p in s.placed))
+    if _COSTS_OF[0] is not _c():
+        _COSTS.clear()
+        _COSTS_OF[0] = _c()
     found = _COSTS.get(key)
     if found is None:
         if len(_COSTS) > 50_000:
@@ -357,11 +369,10 @@ class HintAgent:
     """The "hint" level: determinised Monte Carlo with careful playouts (see the module
     docstring).
 
-    ``samples``: worlds per action for the actions still in the running; ``first``: worlds
-    every action gets first; ``keep``: how many of the actions that did better than the
-    careful choice on those stay in the running (with it); ``z``: how many standard errors of the
-    paired difference another action must beat the careful choice by; ``horizon``:
-    decisions per playout (None: to the end)."""
+    ``first``: worlds every legal action gets; ``keep``: how many of the actions that did
+    better there than the careful choice go on (with it) to ``samples`` worlds in all;
+    ``z``: how many standard errors of the paired difference one of them must beat the
+    careful choice by; ``horizon``: decisions per playout (None: to the end)."""
 
     def __init__(self, samples: int = 24, first: int = 8, keep: int = 3, z: float = 1.0,
                  horizon: int | None = None, **_: Any) -> None:
@@ -454,7 +465,7 @@ _SEEK = {
     "castle": "the Castle is still hidden somewhere",
 }
 _ITEM_WHY = {
-    "elixir": "it gives you 3 health when you need it",
+    "elixir": "it gives you {elixir} health when you need it",
     "bucket": "it beats a witch",
     "cloak": "it hides you from robbers and trolls",
     "shield": "it stops a dragon",
@@ -463,8 +474,13 @@ _ITEM_WHY = {
     "bird": "it gives you more time before the sun sets",
     "lamp": "it gives you one wish",
     "dagger": "it makes you stronger in every fight",
-    "pouch": "it keeps your gold at 6",
+    "pouch": "it keeps your gold at {gold}",
 }
+
+
+def _item_why(item: str) -> str:
+    r = _c().rules
+    return _ITEM_WHY[item].format(elixir=r.elixir_health, gold=r.max_gold)
 
 
 def _goal_role(s: PocketState) -> str:
@@ -620,7 +636,7 @@ def _explain(game: Pocket, s: PocketState, a: Action) -> str:
         return "Don't help: time is short, save your cards for the way to the Castle."
     if isinstance(a, Shop):
         item = c.item(a.item)
-        return f"Get the {item.name}: {_ITEM_WHY[a.item]}."
+        return f"Get the {item.name}: {_item_why(a.item)}."
     if isinstance(a, Leave):
         return "Leave: nothing here is worth your gold right now."
     if isinstance(a, Pay):
@@ -644,7 +660,7 @@ def _explain(game: Pocket, s: PocketState, a: Action) -> str:
     if isinstance(a, Find):
         item = c.item(s.find_item or "elixir")
         if a.take:
-            return f"Take the {item.name}: {_ITEM_WHY[item.id]}."
+            return f"Take the {item.name}: {_item_why(item.id)}."
         return f"Leave the {item.name}: you have better things to carry."
     if isinstance(a, Rest):
         if a.rest:
