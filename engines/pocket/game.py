@@ -519,36 +519,113 @@ class Pocket(Game[PocketState, Any]):
             return "That place is not on the map yet."
         if tile == state.pawn and kind in ("go", "wish", "run"):
             return "You are already there."
-        if getattr(action, "boots", False) and state.special != "boots":
-            return "You don't have the Seven-League Boots."
+        for flag, special in (("mirror", "mirror"), ("wand", "wand"), ("boots", "boots")):
+            if getattr(action, flag, False) and state.special != special:
+                return f"You don't have the {c.special(special).name}."
         if (getattr(action, "boots", False) or getattr(action, "wand", False)
                 or getattr(action, "mirror", False)) and self.gold(state) < c.rules.special_cost:
             return "You need 1 gold for that."
+        if getattr(action, "lamp", False) and not _has(state, "lamp"):
+            return "You don't have the Magic Lamp."
         if kind == "explore":
-            if state.special != "mirror" and action.mirror:
-                return "You don't have the Magic Mirror."
-            return "You can't explore from here: there is no free side, or no tile left."
+            return self._why_no_explore(state)
         if kind == "go":
+            if action.boots and tile in walk_costs(state, state.pawn):
+                return "You can walk there without losing time: the Boots are not needed."
             return "You can't walk there from here: rose bushes are in the way."
-        if kind == "wish" or getattr(action, "lamp", False):
+        if kind == "wish":
             return "You don't have the Magic Lamp."
         if kind == "stay":
             return "You can still go somewhere, so you can't stay."
         if kind == "run":
-            return "You can only run to a place right next to this one."
+            if action.boots:
+                return "You can run there on foot: the Boots are not needed."
+            return "You can only run to a place right next to this one (not through rose " \
+                   "bushes)."
         if kind == "fight":
-            return "You don't have that item, or it doesn't help against this villain."
+            return self._why_no_fight(state, action)
+        if kind == "drink":
+            elixir = _held(state, "elixir")
+            if elixir is None:
+                return "You don't have the Elixir of Life."
+            if state.health >= c.rules.max_health:
+                return "Your health is already full."
+            return "The goblet is empty: rest at the Fountain of Youth to fill it."
         if kind == "place":
             return "A tile can't go on that side: the square is taken or blocked."
         if kind == "pay":
-            return "That does not pay for the item (or you don't have those things)."
+            return self._why_no_pay(state, action)
         if kind == "shop":
+            item = c.item(action.item)
+            if _has(state, action.item):
+                return f"You already have the {item.name}: only one of each."
+            if action.item in {c.card(k).item for k in state.discard}:
+                return f"You can't pay for the {item.name} ({item.price} gold)."
             return "The peddler doesn't have that item for you."
-        if kind in ("drop", "drink", "coat"):
+        if kind == "coat":
+            return "You need both the Shield and the Flame Repellant for that."
+        if kind == "drop":
             return "You don't have that item."
         if kind == "send":
             return "That card is not in the discard pile (or already chosen)."
         return "That move is not allowed right now."
+
+    def _why_no_explore(self, state: PocketState) -> str:
+        c = content()
+        path = _on_map(state, c.role("kingdom_path").id)
+        here = c.tile(state.pawn).stack
+        if here == "kingdom" and not state.princess:
+            return "The Kingdom waits: wake the princess first."
+        if here == "forest" and state.princess and path:
+            return "The forest is explored: go on to the Kingdom through the Kingdom Path."
+        stack = self.explore_stack(state)
+        if stack is None:
+            return "You can't explore from here: there is no free side, or no tile left."
+        return "The Mirror needs two tiles in the stack."
+
+    def _why_no_fight(self, state: PocketState, action: Fight) -> str:
+        c = content()
+        line = self._villain(state)
+        if action.item is None:
+            return "Say which item the Lamp's wish uses again."
+        item = c.item(action.item)
+        if c.villain(line.villain).helper != action.item:
+            return f"The {item.name} doesn't help against the " \
+                   f"{c.villain(line.villain).name.lower()}."
+        held = _held(state, action.item)
+        if held is None:
+            return f"You don't have the {item.name}."
+        if action.wand:
+            return f"The {item.name} wins the fight alone: the Wand is not needed."
+        if held.coated:
+            return "The Shield with Repellant stops every dragon: no wish needed."
+        return f"The {item.name} is used up ({item.empty_name}): only the Lamp's wish " \
+               "could use it again."
+
+    def _why_no_pay(self, state: PocketState, pay: Pay) -> str:
+        c = content()
+        for given in pay.items:
+            if not _has(state, given):
+                return f"You don't have the {c.item(given).name}."
+        if len(set(pay.items)) != len(pay.items):
+            return "Each thing can be given only once."
+        gold = self.gold(state)
+        if pay.gold > gold:
+            return f"You have only {gold} gold."
+        item = c.item(state.shop_item or "elixir")
+        value = sum(self.item_value(h) for h in state.items if h.item in pay.items)
+        if value + pay.gold < item.price:
+            return f"That is worth {value + pay.gold} gold; the {item.name} costs " \
+                   f"{item.price}."
+        need = max(0, item.price - value)
+        same = [p for p in self.payments(state, item.id)
+                if sorted(p.items) == sorted(pay.items) and p.gold == pay.gold]
+        if same:
+            return "Name the things in the order you carry them: " \
+                   f"{', '.join(same[0].items)}."
+        if not pay.items:
+            return f"The {item.name} costs {item.price} gold: pay just that."
+        return f"With those things, pay only the gold still missing: {need}."
 
     # ------------------------------------------------------------------ applying
 
