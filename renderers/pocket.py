@@ -406,7 +406,9 @@ def _map_size(v: PocketView) -> tuple[int, int, int, int, int]:
     pts = [(t.x, t.y) for t in v.map] + [(g[0], g[1]) for g in _ghosts(v)]
     xs, ys = [p[0] for p in pts], [p[1] for p in pts]
     cols, rows = max(xs) - min(xs) + 1, max(ys) - min(ys) + 1
-    cell = int(min(190, (W - 2 * PAD - 20) / cols, max(110, 1100 / rows)))
+    # A long strip of a map keeps its cells large enough for a name a phone can read
+    # (the picture grows taller instead).
+    cell = int(min(190, (W - 2 * PAD - 20) / cols, max(136, 1100 / rows)))
     return min(xs), min(ys), cols, rows, cell
 
 
