@@ -5,7 +5,8 @@ One JSON line per game, then one summary line::
     python -m bot.selfplay --game fairy-tale-inn --games 100 --seed 1 --agents greedy,random
 
 Each game ``i`` uses seed ``S + i``. ``--agents`` lists one AI level per seat (a
-single level is used for every seat; default ``random``). With ``--rotate`` the
+single level is used for every seat; ``--player LEVEL`` says the same; default the
+game's self-play level). With ``--rotate`` the
 agents move one seat along every game, so each takes every seat equally often
 (in Fairy Tale Inn seat 0 starts), and wins are also counted per agent.
 """
@@ -87,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--agents", default=None,
                    help="comma-separated AI level per seat, or one level for all "
                         "(default: the game's self-play level, usually random)")
+    p.add_argument("--player", default=None, metavar="LEVEL",
+                   help="one AI level for every seat (the same as --agents LEVEL; the "
+                        "natural word for a game of one peasant, such as pocket)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="table option (repeatable); values are JSON when they parse")
     p.add_argument("--rotate", action="store_true",
@@ -115,7 +119,14 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     if args.games < 0:
         print("selfplay: --games must be 0 or more.", file=sys.stderr)
         return 2
-    agents_arg = args.agents if args.agents is not None else selfplay_level(game.id)
+    if args.player is not None and args.agents is not None:
+        print("selfplay: give --player or --agents, not both.", file=sys.stderr)
+        return 2
+    if args.player is not None and ("," in args.player or not args.player.strip()):
+        print("selfplay: --player takes one AI level (--agents lists one per seat).",
+              file=sys.stderr)
+        return 2
+    agents_arg = args.player or args.agents or selfplay_level(game.id)
     levels = [x.strip() for x in agents_arg.split(",") if x.strip()] or ["random"]
     if len(levels) == 1:
         levels = levels * players

@@ -53,6 +53,18 @@ def test_rotate_and_counts_by_agent() -> None:
     assert [g["agents"] for g in lines[:2]] == [["greedy", "random"], ["random", "greedy"]]
 
 
+def test_pocket_plays_whole_games_by_player_level() -> None:
+    """``--player LEVEL`` is one level for the peasant; each game ends won or lost."""
+    for level in ("random", "hint"):
+        code, lines = run("--game", "pocket", "--games", "2", "--seed", "3",
+                          "--player", level)
+        assert code == 0 and len(lines) == 3
+        for g in lines[:2]:
+            assert g["agents"] == [level] and g["moves"] > 10
+            assert "won" in g["reason"] or "lost" in g["reason"] or "happily" in g["reason"]
+        assert lines[2]["games_by_agent"] == {level: 2}
+
+
 def test_move_cap_stops_a_game() -> None:
     code, lines = run("--game", "fairy-tale-inn", "--games", "1", "--max-moves", "5")
     assert code == 0
@@ -70,6 +82,9 @@ def test_move_cap_stops_a_game() -> None:
         (["--game", "fairy-tale-inn", "--option", "colour=red"], "Invalid options"),
         (["--game", "fairy-tale-inn", "--option", "oops"], "key=value"),
         (["--game", "fairy-tale-inn", "--games", "-1"], "0 or more"),
+        (["--game", "pocket", "--player", "random,hint"], "one AI level"),
+        (["--game", "pocket", "--player", "hint", "--agents", "random"], "not both"),
+        (["--game", "pocket", "--player", "wizard"], "No 'wizard' AI"),
     ],
 )
 def test_bad_arguments_are_refused(argv: list[str], message: str,
