@@ -60,6 +60,7 @@ BUILTIN: tuple[str, ...] = (
     "engines.treasure",
     "engines.winter_tales.game",
     "engines.crossroads_inn.game",
+    "engines.pocket.game",
 )
 """The modules that declare the games shipped with Fabletop, in menu order."""
 

@@ -154,8 +154,9 @@ async def test_rules_list_only_playable_games(h: Harness) -> None:
              .payload["data"]["choices"]]
     playable = [name for _gid, name in TableService.games()]
     assert names == playable
-    text = reply_text(await h.slash("rules", ANN, game="pocket"))
-    assert "no rules summary" in text and "Pocket" not in text.split("Games:")[1]
+    assert "Fairy Tale in My Pocket" in names
+    text = reply_text(await h.slash("rules", ANN, game="nonsense"))
+    assert "no rules summary" in text and "Pocket" in text.split("Games:")[1]
 
 
 # -- 9. seats are numbered as players see them -----------------------------------------------

@@ -39,7 +39,7 @@ from bot.tables.models import (
 )
 from bot.tables.texts import join_names
 from engines import core
-from engines.core import Action, Event, GameState, Seat, View
+from engines.core import Action, Event, Game, GameState, Seat, View
 
 __all__ = ["STALE", "PlayPart"]
 
@@ -379,6 +379,8 @@ class PlayPart(ServiceBase):
         turn_line = None
         if finished:
             if info.outcome_text:
+                # the last event often says why the game ended, and so does the result
+                lines = [x for x in lines if x.strip() not in info.outcome_text]
                 lines.append(info.outcome_text)
         elif info.to_act:
             mentions = info.to_act_users
@@ -500,6 +502,17 @@ class PlayPart(ServiceBase):
         if seat is None:
             raise NotSeated("You do not have a seat at this table.")
         return self._views(t).get(seat.index) or t.game.view(t.state, seat.index)  # type: ignore[arg-type]
+
+    async def state_for_search(self, channel_or_table: ChannelOrTable
+                               ) -> tuple[Game, GameState, int]:
+        """The game, a COPY of the whole state and its version, for a search that
+        reshuffles what is hidden itself (a hint): the state holds secrets, so whoever
+        asks must only show what the search concludes. Raises NotPlaying."""
+        async with self._locked(channel_or_table) as t:
+            if t.status is not TableStatus.PLAYING or t.state is None:
+                raise NotPlaying("The game is over: there is no move left to suggest."
+                                 if t.state is not None else "The game has not started yet.")
+            return t.game, t.game.copy_state(t.state), t.rec.version
 
     async def legal_actions(
         self, channel_or_table: ChannelOrTable, user_id: int

@@ -95,7 +95,7 @@ import itertools
 from collections import deque
 from typing import Any
 
-from engines.catalog import ConformanceCase, GameSpec
+from engines.catalog import ConformanceCase, GameSpec, register
 from engines.core import Action, Event, Game, IllegalAction, Outcome, Rng, Seat
 from engines.pocket.content import (
     SIDE_NAMES,
@@ -1302,6 +1302,7 @@ class Pocket(Game[PocketState, Any]):
             stack: list[str] = getattr(state, name)
             k = state.known_bottom[name]
             known[name] = stack[len(stack) - k:] if k else []
+        decision = self._decision(state)
         return PocketView(
             seat=seat, players=state.players,
             map=tiles, pawn=state.pawn, pawn_x=pawn.x, pawn_y=pawn.y,
@@ -1323,8 +1324,8 @@ class Pocket(Game[PocketState, Any]):
             kingdom_path_on_top=bool(state.kingdom) and state.kingdom[0] == path,
             known_bottom=known, known_in_deck=list(state.known_in_deck),
             turn=state.turn, turn_seat=state.turn_seat,
-            phase=state.phase, decision=self._decision(state), result=state.result,
-            reason=state.reason,
+            phase=state.phase, decision=decision, result=state.result,
+            reason=state.reason, prompt=decision.prompt if decision else state.reason,
         )
 
     def _card_view(self, card: str) -> CardView:
@@ -1470,15 +1471,43 @@ def label(game: Pocket, state: PocketState, action: Action) -> str:
     return action.model_dump_json()
 
 
-SPEC = GameSpec(
+def _secret_fragments(game: Pocket, st: PocketState) -> list[list[str]]:
+    """What nobody may see, as runs of words no message may contain: the next three
+    cards of the deck in order (by item and by card id), the set-aside cards in any
+    order, and the next three tiles of each stack."""
+    c = content()
+    out: list[list[str]] = []
+    unknown = [k for k in st.deck if k not in set(st.known_in_deck)]
+    if len(unknown) >= 3:
+        out.append([w for k in unknown[:3] for w in c.item(c.card(k).item).name.split()])
+        out.append(unknown[:3])
+    if len(st.set_aside) >= 2:
+        for order in itertools.permutations(st.set_aside):
+            out.append([w for k in order for w in c.item(c.card(k).item).name.split()])
+    path = c.role("kingdom_path").id
+    for name in ("forest", "kingdom"):
+        tiles = [t for t in getattr(st, name) if t != path]
+        hidden = tiles[:max(0, len(tiles) - st.known_bottom[name])]
+        if len(hidden) >= 3:
+            out.append([w for t in hidden[:3] for w in c.tile(t).name.split()])
+    return out
+
+
+SPEC = register(GameSpec(
     engine=Pocket,
+    agents="engines.agents.pocket",
+    board="renderers.pocket:render",
+    text_board="renderers.pocket:text_board",
+    ui="bot.ui.games.pocket:PocketUI",
+    cog="bot.cogs.pocket",
+    rules="rules/pocket.json",
     conformance=(
         *(ConformanceCase(p, seeds=6) for p in (1, 2, 3, 4)),
         ConformanceCase(1, {"special": "mirror"}, seeds=4),
         ConformanceCase(2, {"special": "wand"}, seeds=4),
         ConformanceCase(3, {"special": "boots"}, seeds=4),
+        ConformanceCase(1, seeds=3, agent="careful"),
     ),
-)
-"""The game's declaration. The module does not register it at import (the doctest sweep
-imports every engine module); the shipping step is ``register(SPEC)`` at the end of this
-module plus the module in :data:`engines.catalog.BUILTIN`."""
+    secret_fragments=_secret_fragments,
+))
+"""The game's declaration."""

@@ -415,3 +415,6 @@ class PocketView(View):
     decision: DecisionView | None
     result: Literal["won", "lost"] | None
     reason: str
+    prompt: str = ""
+    """What the player in control decides now, in plain words (the decision's prompt;
+    once the game is over, how it ended)."""
