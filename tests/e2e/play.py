@@ -173,3 +173,42 @@ def set_table_seed(db: Path, channel_id: int, seed: int) -> None:
     assert row is not None and row.status == "lobby"
     with sqlite3.connect(db, timeout=10) as conn:
         conn.execute("UPDATE tables SET seed = ? WHERE id = ?", (seed, row.id))
+
+
+def shortest_path(ui: Any, msg: Message, view: Any, legal: list[Any], target: Any
+                  ) -> list[str] | None:
+    """The fewest codes to click from ``msg`` (and the follow-up menus the bot would
+    answer with, worked out by the game's adapter ``ui``) to play ``target``."""
+    start = []
+    for b in msg.buttons:
+        if b.custom_id and not b.disabled:
+            start.append(b.custom_id.rsplit(":", 1)[1])
+    for s in msg.selects:
+        start.extend(s.values)
+    frontier: list[list[str]] = [[code] for code in start]
+    seen: set[str] = set()
+    while frontier:
+        path = frontier.pop(0)
+        code = path[-1]
+        if code in seen or code == ui.turn_code:
+            continue
+        seen.add(code)
+        res = ui.resolve(code, view, legal)
+        if res.action is not None:
+            if res.action == target:
+                return path
+            continue
+        assert res.menu is not None
+        frontier += [[*path, c.code] for c in (*res.menu.choices, *res.menu.buttons)
+                     if not c.disabled]
+    return None
+
+
+async def click_code(person: Person, msg: Message, code: str) -> Any:
+    for b in msg.buttons:
+        if b.custom_id and b.custom_id.rsplit(":", 1)[1] == code:
+            return await person.click(msg, custom_id=b.custom_id, settle=False)
+    for s in msg.selects:
+        if code in s.values:
+            return await person.select(msg, code, custom_id=s.custom_id, settle=False)
+    raise AssertionError(f"{code} is not on {msg!r}")

@@ -31,7 +31,7 @@ from engines import get_game
 from engines.core import Rng
 from tests.e2e.harness import E2E, latest_with_buttons
 from tests.e2e.hidden import CUSTOM_ID, LeakCheck, fragment_patterns
-from tests.e2e.play import actions, set_table_seed, table_row
+from tests.e2e.play import actions, click_code, set_table_seed, shortest_path, table_row
 from tests.emulator import Emulator, Message, Person
 
 pytestmark = pytest.mark.e2e
@@ -197,11 +197,11 @@ class Table:
                                          f"the turn message at v{row.version}")
         self.note_turn_message(state, seat, public)
         where, msg = "public", public
-        path = None if via == "hand" else shortest_path(public, view, legal, target)
+        path = None if via == "hand" else shortest_path(UI, public, view, legal, target)
         hand_path = None
         if path is None or len(path) > 1:
             hand = await self.current_hand(person, row.version)
-            hand_path = shortest_path(hand, view, legal, target)
+            hand_path = shortest_path(UI, hand, view, legal, target)
             if hand_path is not None and (path is None or len(hand_path) < len(path)):
                 where, msg, path = "hand", hand, hand_path
         t2 = time.perf_counter()
@@ -278,44 +278,6 @@ class Table:
         if msg is not None:
             key = (seat, state.seats[seat].turns)
             self.turn_messages.setdefault(key, set()).add(msg.id)
-
-
-def shortest_path(msg: Message, view: Any, legal: list[Any], target: Any) -> list[str] | None:
-    """The fewest codes to click from ``msg`` (and the follow-up menus the bot would
-    answer with, worked out by the same adapter) to play ``target``."""
-    start = []
-    for b in msg.buttons:
-        if b.custom_id and not b.disabled:
-            start.append(b.custom_id.rsplit(":", 1)[1])
-    for s in msg.selects:
-        start.extend(s.values)
-    frontier: list[list[str]] = [[code] for code in start]
-    seen: set[str] = set()
-    while frontier:
-        path = frontier.pop(0)
-        code = path[-1]
-        if code in seen or code == UI.turn_code:
-            continue
-        seen.add(code)
-        res = UI.resolve(code, view, legal)
-        if res.action is not None:
-            if res.action == target:
-                return path
-            continue
-        assert res.menu is not None
-        frontier += [[*path, c.code] for c in (*res.menu.choices, *res.menu.buttons)
-                     if not c.disabled]
-    return None
-
-
-async def click_code(person: Person, msg: Message, code: str) -> Any:
-    for b in msg.buttons:
-        if b.custom_id and b.custom_id.rsplit(":", 1)[1] == code:
-            return await person.click(msg, custom_id=b.custom_id, settle=False)
-    for s in msg.selects:
-        if code in s.values:
-            return await person.select(msg, code, custom_id=s.custom_id, settle=False)
-    raise AssertionError(f"{code} is not on {msg!r}")
 
 
 # --------------------------------------------------------------------------- opening
