@@ -19,6 +19,7 @@ import logging
 import re
 import secrets
 import signal
+from collections.abc import Awaitable
 from datetime import timedelta
 from typing import Any
 
@@ -344,10 +345,17 @@ class FabletopBot(commands.Bot):
 
     # -- news from the service -----------------------------------------------------
 
-    async def on_table_news(self, outbox: Outbox) -> None:
-        """Outboxes made outside any interaction (AI moves, reminders)."""
+    def on_table_news(self, outbox: Outbox) -> Awaitable[None] | None:
+        """Outboxes made outside any interaction (AI moves, reminders). The outbox
+        holds its place in its table's order at once, before anything waits (the
+        service may hand over the next one before this one is delivered)."""
         if self.delivery is None:
-            return
+            return None
+        self.delivery.expect(outbox)
+        return self._deliver_news(outbox)
+
+    async def _deliver_news(self, outbox: Outbox) -> None:
+        assert self.delivery is not None
         try:
             await self.delivery.deliver(outbox)
         except Exception:

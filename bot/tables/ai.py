@@ -24,6 +24,9 @@ log = logging.getLogger("fabletop.tables")
 
 AI_SALT = 0xA1_C0FFEE
 
+BACKLOG = 3
+"""Deliveries of one table's AI moves that may be under way while its AI plays on."""
+
 
 class AIPart(PlayPart):
     """AI seats of :class:`bot.tables.TableService`."""
@@ -46,6 +49,7 @@ class AIPart(PlayPart):
         task.add_done_callback(self._ai_tasks.discard)
 
     async def _ai_loop(self, t: Table) -> None:
+        backlog: list[asyncio.Task[None]] = []
         while not self._closed:
             async with t.lock:
                 if not await self._still_playing(t):
@@ -78,7 +82,14 @@ class AIPart(PlayPart):
                 return
             if outbox is None:
                 return
-            await self._emit(outbox)
+            # The next AI move does not wait for this one's delivery: the delivery holds
+            # its place in the table's order at once, and one that a newer move has
+            # overtaken posts its lines without drawing a picture nobody would see. The
+            # backlog is bounded so a table of AIs cannot run far ahead of Discord.
+            backlog = [task for task in backlog if not task.done()]
+            if len(backlog) >= BACKLOG:
+                await asyncio.wait(backlog[:1])
+            backlog.append(self._emit_soon(outbox))
 
     async def _play_choice(self, t: Table, seat: int, level: str, version: int,
                            action: Action | None, seen: GameState, rng: Rng) -> Outbox | None:

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import inspect
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -161,15 +161,48 @@ class ServiceBase:
         return unsubscribe
 
     async def _emit(self, outbox: Outbox) -> None:
+        for result in self._notify(outbox):
+            await self._finish(outbox, result)
+
+    def _emit_soon(self, outbox: Outbox) -> asyncio.Task[None]:
+        """Hand ``outbox`` to the listeners now and finish their work in a task: each
+        listener's synchronous part runs before this returns (the delivery holds the
+        outbox's place in its table's order there), the rest later. Counted with the AI
+        tasks: close() stops it (an undelivered outbox goes out at the next start) and
+        wait_idle() waits for it."""
+        pending = self._notify(outbox)
+
+        async def finish() -> None:
+            for result in pending:
+                await self._finish(outbox, result)
+
+        task = asyncio.get_running_loop().create_task(
+            finish(), name=f"emit-{outbox.table_id}-{outbox.version}")
+        self._ai_tasks.add(task)
+        task.add_done_callback(self._ai_tasks.discard)
+        return task
+
+    def _notify(self, outbox: Outbox) -> list[Awaitable[None]]:
+        """Call every listener; returns what is left to await."""
+        out: list[Awaitable[None]] = []
         for listener in list(self._listeners):
             try:
                 result = listener(outbox)
-                if inspect.isawaitable(result):
-                    await result
             except Exception:
-                # A broken front end must not stop the table: the move is committed,
-                # and its durable outbox is delivered at the next start.
                 log.exception("listener failed for table %s", outbox.table_id)
+                continue
+            if inspect.isawaitable(result):
+                out.append(result)
+        return out
+
+    @staticmethod
+    async def _finish(outbox: Outbox, result: Awaitable[None]) -> None:
+        try:
+            await result
+        except Exception:
+            # A broken front end must not stop the table: the move is committed,
+            # and its durable outbox is delivered at the next start.
+            log.exception("listener failed for table %s", outbox.table_id)
 
     # -- catalogue -------------------------------------------------------------
 
