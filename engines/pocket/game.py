@@ -1440,8 +1440,8 @@ def label(game: Pocket, state: PocketState, action: Action) -> str:
         defense = game.defense(state, line.villain) + (c.rules.wand_defense if action.wand
                                                         else 0)
         hurt = max(0, line.strength - defense)
-        base = f"Fight with the Wand ({cost} gold)" if action.wand else "Fight"
-        return base + (f" (-{hurt} health)" if hurt else " (no harm)")
+        harm = f"-{hurt} health" if hurt else "no harm"
+        return f"Fight with the Wand ({cost} gold): {harm}" if action.wand else f"Fight ({harm})"
     if isinstance(action, Run):
         return f"Run to the {c.tile(action.tile).name}" + (" (Boots)" if action.boots else "")
     if isinstance(action, GoodDeed):
