@@ -148,7 +148,7 @@ from engines.pocket.state import (
     Wish,
 )
 
-__all__ = ["SPEC", "Pocket", "label"]
+__all__ = ["SPEC", "Pocket", "label", "words"]
 
 DELTA: dict[str, tuple[int, int]] = {"n": (0, -1), "e": (1, 0), "s": (0, 1), "w": (-1, 0)}
 OPPOSITE: dict[str, str] = {"n": "s", "e": "w", "s": "n", "w": "e"}
@@ -1391,27 +1391,23 @@ class Pocket(Game[PocketState, Any]):
 # --------------------------------------------------------------------------- labels
 
 
-def label(game: Pocket, state: PocketState, action: Action) -> str:
-    """A short button label for a legal ``action`` in ``state``.
+def words(action: Action, stack: str = "forest") -> str:
+    """The words of ``action`` that need no state (``stack``: the one an Explore draws
+    from); :func:`label` adds what does: a walk's or a side's dense trees, a fight's harm.
+    A front end holding only a view words an action with this.
 
-    >>> g = Pocket()
-    >>> s = g.setup(1, PocketOptions(special="mirror"), seed=1)
-    >>> label(g, s, Explore()), label(g, s, Explore(mirror=True))
-    ('Explore the Forest', 'Explore with the Mirror (1 gold)')
+    >>> words(Fight(wand=True)), words(Shop(item="candle")), words(Explore(), "kingdom")
+    ('Fight with the Wand (1 gold)', 'Candle (2 gold)', 'Explore the Kingdom')
     """
     c = content()
     cost = c.rules.special_cost
     if isinstance(action, Explore):
         if action.mirror:
             return f"Explore with the Mirror ({cost} gold)"
-        return f"Explore the {(game.explore_stack(state) or 'forest').title()}"
+        return f"Explore the {stack.title()}"
     if isinstance(action, Go):
         name = c.tile(action.tile).name
-        if action.boots:
-            return f"Boots to the {name} ({cost} gold)"
-        trees = walk_costs(state, state.pawn).get(action.tile, 0)
-        cards = "card" if trees == 1 else "cards"
-        return f"Go to the {name}" + (f" (trees: -{trees} {cards})" if trees else "")
+        return f"Boots to the {name} ({cost} gold)" if action.boots else f"Go to the {name}"
     if isinstance(action, Wish):
         return f"Wish to be at the {c.tile(action.tile).name}"
     if isinstance(action, Stay):
@@ -1424,24 +1420,12 @@ def label(game: Pocket, state: PocketState, action: Action) -> str:
     if isinstance(action, PickTile):
         return f"Take the {c.tile(action.tile).name}"
     if isinstance(action, Place):
-        where = f"Put it {SIDE_NAMES[action.side]}"
-        if state.stage == "place" and state.placing is not None:
-            here = _placed(state, state.pawn)
-            border = _border(here, game.attached(state, action.side), action.side)
-            if border == "trees" and _tree_cost(state):
-                return where + " (trees: -1 card)"
-        return where
+        return f"Put it {SIDE_NAMES[action.side]}"
     if isinstance(action, Fight):
-        line = game._villain(state)
         if action.item is not None:
-            verb = {"cloak": "Hide under the Cloak", "bucket": "Throw the water",
-                    "shield": "Hold up the Shield"}[action.item]
+            verb = _FIGHT_VERBS.get(action.item, f"Use the {c.item(action.item).name}")
             return verb + (" (Lamp wish)" if action.lamp else "")
-        defense = game.defense(state, line.villain) + (c.rules.wand_defense if action.wand
-                                                        else 0)
-        hurt = max(0, line.strength - defense)
-        harm = f"-{hurt} health" if hurt else "no harm"
-        return f"Fight with the Wand ({cost} gold): {harm}" if action.wand else f"Fight ({harm})"
+        return f"Fight with the Wand ({cost} gold)" if action.wand else "Fight"
     if isinstance(action, Run):
         return f"Run to the {c.tile(action.tile).name}" + (" (Boots)" if action.boots else "")
     if isinstance(action, GoodDeed):
@@ -1468,7 +1452,40 @@ def label(game: Pocket, state: PocketState, action: Action) -> str:
         return "Take it" if action.take else "Leave it"
     if isinstance(action, Rest):
         return f"Rest (+{c.rules.rest_health} health)" if action.rest else "Go on"
-    return action.model_dump_json()
+    return str(getattr(action, "kind", type(action).__name__))
+
+
+_FIGHT_VERBS = {"cloak": "Hide under the Cloak", "bucket": "Throw the water",
+                "shield": "Hold up the Shield"}
+
+
+def label(game: Pocket, state: PocketState, action: Action) -> str:
+    """A short button label for a legal ``action`` in ``state``: its :func:`words` and
+    what they cost here.
+
+    >>> g = Pocket()
+    >>> s = g.setup(1, PocketOptions(special="mirror"), seed=1)
+    >>> label(g, s, Explore()), label(g, s, Explore(mirror=True))
+    ('Explore the Forest', 'Explore with the Mirror (1 gold)')
+    """
+    c = content()
+    base = words(action, game.explore_stack(state) or "forest")
+    if isinstance(action, Go) and not action.boots:
+        trees = walk_costs(state, state.pawn).get(action.tile, 0)
+        cards = "card" if trees == 1 else "cards"
+        return base + (f" (trees: -{trees} {cards})" if trees else "")
+    if isinstance(action, Place) and state.stage == "place" and state.placing is not None:
+        here = _placed(state, state.pawn)
+        border = _border(here, game.attached(state, action.side), action.side)
+        return base + (" (trees: -1 card)" if border == "trees" and _tree_cost(state) else "")
+    if isinstance(action, Fight) and action.item is None:
+        line = game._villain(state)
+        defense = game.defense(state, line.villain) + (c.rules.wand_defense if action.wand
+                                                        else 0)
+        hurt = max(0, line.strength - defense)
+        harm = f"-{hurt} health" if hurt else "no harm"
+        return f"{base}: {harm}" if action.wand else f"{base} ({harm})"
+    return base
 
 
 def _secret_fragments(game: Pocket, st: PocketState) -> list[list[str]]:

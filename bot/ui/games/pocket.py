@@ -60,8 +60,6 @@ LIMIT = 25
 SIDE_WORDS = {"n": "north", "e": "east", "s": "south", "w": "west"}
 SIDE_EMOJI = {"n": "⬆️", "e": "➡️", "s": "⬇️", "w": "⬅️"}
 FIGHT_EMOJI = {"cloak": "🧥", "bucket": "🪣", "shield": "🛡️"}
-FIGHT_VERB = {"cloak": "Hide under the Cloak", "bucket": "Throw the water",
-              "shield": "Hold up the Shield"}
 LISTED = frozenset({"go", "wish", "run", "send", "shop", "pay"})
 """Kinds that go into the select when there are too many choices for buttons (the
 rest stay buttons under it)."""
@@ -247,65 +245,14 @@ def action_label(action: Any, view: Any | None = None) -> str:
 
 
 def _words(a: Any, view: Any | None) -> str:
-    """What :func:`engines.pocket.game.label` says, without the state (no tree costs,
-    no fight damage: those need the map's borders and the villain)."""
-    c = _content()
-    cost = c.rules.special_cost
-    kind = getattr(a, "kind", None)
-    if kind == "explore":
-        if a.mirror:
-            return f"Explore with the Mirror ({cost} gold)"
-        here = getattr(view, "pawn", None)
-        stack = next((t.stack for t in getattr(view, "map", []) if t.id == here), "forest")
-        return f"Explore the {stack.title()}"
-    if kind == "go":
-        if a.boots:
-            return f"Boots to the {tile_name(a.tile)} ({cost} gold)"
-        return f"Go to the {tile_name(a.tile)}"
-    if kind == "wish":
-        return f"Wish to be at the {tile_name(a.tile)}"
-    if kind == "stay":
-        return "Stay here"
-    if kind == "drink":
-        return f"{'Wish and drink' if a.lamp else 'Drink'} the Elixir (+{c.rules.elixir_health})"
-    if kind == "coat":
-        return "Put the Repellant on the Shield"
-    if kind == "pick_tile":
-        return f"Take the {tile_name(a.tile)}"
-    if kind == "place":
-        return f"Put it {SIDE_WORDS[a.side]}"
-    if kind == "fight":
-        if a.item is not None:
-            return FIGHT_VERB.get(a.item, f"Use the {item_name(a.item)}") + (
-                " (Lamp wish)" if a.lamp else "")
-        return f"Fight with the Wand ({cost} gold)" if a.wand else "Fight"
-    if kind == "run":
-        return f"Run to the {tile_name(a.tile)}" + (" (Boots)" if a.boots else "")
-    if kind == "good_deed":
-        return "Help" if a.help else "Don't help"
-    if kind == "shop":
-        item = c.item(a.item)
-        return f"{item.name} ({item.price} gold)"
-    if kind == "pay":
-        if not a.items:
-            return f"Pay {a.gold} gold"
-        parts = " + ".join(item_name(i) for i in a.items)
-        return f"Trade {parts}" + (f" + {a.gold} gold" if a.gold else "")
-    if kind == "back":
-        return "Back"
-    if kind == "leave":
-        return "Leave"
-    if kind == "drop":
-        return f"Drop the {item_name(a.item)}"
-    if kind == "send":
-        return f"Send back the {item_name(card_item(a.card))} card"
-    if kind == "send_done":
-        return "Done"
-    if kind == "find":
-        return "Take it" if a.take else "Leave it"
-    if kind == "rest":
-        return f"Rest (+{c.rules.rest_health} health)" if a.rest else "Go on"
-    return str(kind or type(a).__name__)
+    """The engine's words for ``a`` without the state (no tree costs, no fight damage:
+    those need the map's borders and the villain); an Explore names the stack of the
+    tile the pawn is on."""
+    from engines.pocket.game import words
+
+    here = getattr(view, "pawn", None)
+    stack = next((t.stack for t in getattr(view, "map", []) if t.id == here), "forest")
+    return words(a, stack)
 
 
 def _look(a: Any) -> tuple[Style, str | None]:
