@@ -28,6 +28,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.delivery import Delivery, Renderer
+from bot.render_pool import RenderPool
 from bot.replies import apology, private
 from bot.settings import Settings, apply_discord_endpoints
 from bot.tables import EngineAgents, Outbox, TableService, UserError
@@ -200,6 +201,7 @@ class FabletopBot(commands.Bot):
         self._start_reminders = start_reminders
         self._commands_only = commands_only
         self.delivery: Delivery | None = None
+        self._pool: RenderPool | None = None
         self.turns: TurnController | None = None
         self._unsubscribe: Any = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -234,7 +236,13 @@ class FabletopBot(commands.Bot):
             self._service_to_close = self.service
         else:
             await self.service.open()
-        self.delivery = Delivery(self, self.service.store, renderer=self._renderer)
+        if self._renderer is None and self.settings.render_workers != 0:
+            # The shipped renderers draw in worker processes, started now so the first
+            # picture does not wait for their imports.
+            self._pool = RenderPool(self.settings.render_workers)
+            self._pool.start()
+        self.delivery = Delivery(self, self.service.store, renderer=self._renderer,
+                                 pool=self._pool)
         self.turns = TurnController(self.service, self.delivery)
         # Buttons on any earlier message (even before a restart) find their handler
         # by custom_id pattern; the table itself comes from the store.
@@ -319,6 +327,9 @@ class FabletopBot(commands.Bot):
         service, self._service_to_close = self._service_to_close, None
         if service is not None:
             await service.close()
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
         await super().close()
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:

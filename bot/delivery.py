@@ -41,6 +41,7 @@ from typing import Any
 import discord
 
 from bot.hands import HandMessages, digest
+from bot.render_pool import RenderPool
 from bot.store import Store, TurnMessage
 from bot.tables import Outbox, PrivateUpdate, PublicUpdate, TableInfo, TableStatus
 from bot.ui.adapter import GameUI
@@ -143,10 +144,14 @@ class Delivery:
         store: Store,
         *,
         renderer: Renderer | None = None,
+        pool: RenderPool | None = None,
     ) -> None:
         self.client = client
         self.store = store
         self.renderer = renderer if renderer is not None else _default_renderer()
+        self.pool = pool if renderer is None else None
+        """Worker processes for the shipped games' pictures (an injected renderer, a
+        test's, is called in a thread instead)."""
         self.hands = HandMessages(self)
         self._sequence: dict[str, _Sequence] = {}
         self._turns: dict[str, TurnMessage] = {}
@@ -185,8 +190,8 @@ class Delivery:
     async def render_png(self, game_id: str, view: Any, info: TableInfo | None = None, *,
                          private: bool = False) -> bytes | None:
         """The picture of ``view`` (the board, or with ``private`` the seat's own
-        picture) or ``None`` (no renderer, or it failed: the text still goes out). Runs
-        in a worker thread. ``info`` gives the seat names."""
+        picture) or ``None`` (no renderer, or it failed: the text still goes out). Drawn
+        off the event loop (:meth:`draw`). ``info`` gives the seat names."""
         if self.renderer is None or view is None:
             return None
         try:
@@ -201,10 +206,19 @@ class Delivery:
         if private:
             options["private"] = True
         try:
-            return await asyncio.to_thread(self.renderer, game_id, view, **options)
+            return await self.draw(game_id, view, **options)
         except Exception:
             log.exception("rendering %s failed; sending text only", game_id)
             return None
+
+    async def draw(self, game_id: str, view: Any, **options: Any) -> bytes:
+        """The renderer's picture of ``view``, off the event loop: in a worker process
+        when the pool serves the game, else in a thread. Raises what the renderer
+        raised."""
+        if self.pool is not None and self.pool.serves(game_id):
+            return await self.pool.render(game_id, view, **options)
+        assert self.renderer is not None
+        return await asyncio.to_thread(self.renderer, game_id, view, **options)
 
     def turn_view(self, outbox: Outbox) -> discord.ui.View | None:
         """Buttons for whoever must act now, from the outbox's own view and choices."""

@@ -75,6 +75,10 @@ class Settings(BaseSettings):
     ai_delay: float = Field(default=1.0, alias="AI_DELAY", ge=0)
     """Seconds an AI waits before moving, so humans can follow the table."""
 
+    render_workers: int | None = Field(default=None, alias="RENDER_WORKERS", ge=0)
+    """Worker processes drawing the pictures (unset: one per core; 0: a thread of the
+    bot's own process, as on a machine too small for more processes)."""
+
     shard_count: int | None = Field(default=None, alias="SHARD_COUNT", ge=1)
     """Total number of shards across all processes (unset: one process, no sharding)."""
 
@@ -98,7 +102,7 @@ class Settings(BaseSettings):
             return None
         return value
 
-    @field_validator("shard_count", mode="before")
+    @field_validator("shard_count", "render_workers", mode="before")
     @classmethod
     def _blank_count(cls, value: Any) -> Any:
         if isinstance(value, str) and not value.strip():

@@ -70,6 +70,9 @@ def test_settings_defaults_and_parsing() -> None:
     assert s.shard_ids == [0, 2] and s.sharded and s.log_level == "DEBUG"
     assert s.ai_budget == 50
     assert "abc" not in repr(s)  # the token is a secret
+    assert Settings(_env_file=None).render_workers is None  # one per core
+    assert Settings(_env_file=None, RENDER_WORKERS="").render_workers is None
+    assert Settings(_env_file=None, RENDER_WORKERS="0").render_workers == 0
 
 
 def test_settings_come_from_the_env_file(tmp_path: Path) -> None:
@@ -87,6 +90,7 @@ def test_settings_come_from_the_env_file(tmp_path: Path) -> None:
         {"REMINDER_MINUTES": "-1"},
         {"AI_BUDGET": "0"},
         {"OWNER_IDS": "me"},
+        {"RENDER_WORKERS": "-1"},
     ],
 )
 def test_bad_settings_are_refused(bad: dict[str, str]) -> None:

@@ -13,7 +13,6 @@ The start message names the Kingdom Cards in play and their kind on the chart.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import io
 import logging
@@ -184,12 +183,11 @@ class Crossroads(GameCommands, name="crossroads", group_name="crossroads",
     async def _render_inn(self, interaction: discord.Interaction, view: Any, names: list[str],
                           index: int) -> bytes | None:
         """One inn of the PUBLIC view (``part="inn:<seat>"``), off the event loop."""
-        render = delivery_of(interaction).renderer
-        if render is None:
+        delivery = delivery_of(interaction)
+        if delivery.renderer is None:
             return None
         try:
-            return await asyncio.to_thread(render, GAME_ID, view, names=names,
-                                           part=f"inn:{index}")
+            return await delivery.draw(GAME_ID, view, names=names, part=f"inn:{index}")
         except Exception:  # the text still goes out
             log.exception("drawing inn %s failed", index)
             return None

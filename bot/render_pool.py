@@ -1,0 +1,103 @@
+"""Pictures drawn in worker processes.
+
+Drawing and encoding a board takes tens of milliseconds of pure Python and Pillow work.
+In a thread of the bot's process it holds the interpreter's lock for most of that time,
+so under load every first response to a click waits behind the pictures being drawn.
+In a pool of worker processes (one per core by default) the event loop keeps its
+interpreter to itself.
+
+Workers are started with ``spawn`` (a fork of a process with an event loop and threads
+is not safe) and import the shipped games' renderers once, at start. A worker knows only
+the games declared by :data:`engines.catalog.BUILTIN` modules: a game declared at run
+time (a test's toy game) is drawn in a thread as before (:meth:`RenderPool.serves`).
+
+>>> pool = RenderPool(workers=1)
+>>> pool.serves("fairy-tale-inn"), pool.serves("no-such-game")
+(True, False)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from engines.catalog import BUILTIN, spec
+
+__all__ = ["RenderPool"]
+
+log = logging.getLogger(__name__)
+
+
+def _warm() -> None:
+    """Worker start: import every shipped renderer (fonts and caches load once)."""
+    import renderers
+    from engines.catalog import resolve, specs
+
+    for declared in specs():
+        for target in (declared.board, declared.private_picture):
+            if target is not None:
+                # a renderer that does not load fails later, with its own log line
+                with contextlib.suppress(Exception):
+                    resolve(target)
+    assert renderers
+
+
+def _draw(game_id: str, view: Any, options: dict[str, Any]) -> bytes:
+    import renderers
+
+    private = bool(options.pop("private", False))
+    draw = renderers.render_private if private else renderers.render
+    return draw(game_id, view, **options)
+
+
+class RenderPool:
+    """A process pool for pictures, started on first use (or by :meth:`start`)."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
+        self._pool: ProcessPoolExecutor | None = None
+
+    def __repr__(self) -> str:
+        state = "running" if self._pool is not None else "idle"
+        return f"<RenderPool workers={self.workers} {state}>"
+
+    @staticmethod
+    def serves(game_id: str) -> bool:
+        """Whether a worker process can draw ``game_id`` (a shipped game)."""
+        try:
+            return spec(game_id).engine.__module__ in BUILTIN
+        except KeyError:
+            return False
+
+    def start(self) -> None:
+        """Start the workers now, so the first picture does not wait for their imports."""
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                self.workers, mp_context=multiprocessing.get_context("spawn"),
+                initializer=_warm)
+            for _ in range(self.workers):
+                self._pool.submit(os.getpid)  # each worker starts and warms up
+
+    async def render(self, game_id: str, view: Any, **options: Any) -> bytes:
+        """PNG bytes of ``view`` drawn by a worker; raises what the renderer raised."""
+        self.start()
+        assert self._pool is not None
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._pool, _draw, game_id, view, options)
+        except BrokenProcessPool:
+            # A worker died (killed, out of memory): a fresh pool for the next picture.
+            log.exception("a picture worker died; starting new ones")
+            self.close()
+            raise
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
