@@ -22,7 +22,7 @@ from engines.pocket.state import PocketOptions
 from tests.e2e.harness import E2E, latest_with_buttons
 from tests.e2e.hidden import CUSTOM_ID, assert_no_hidden_information
 from tests.e2e.play import actions, click_code, set_table_seed, shortest_path, table_row
-from tests.emulator import Emulator, Message, Person
+from tests.emulator import Channel, Emulator, Message, Person
 
 pytestmark = pytest.mark.e2e
 
@@ -47,8 +47,9 @@ def winning_seed(special: str, first: int = 1) -> int:
 class Table:
     """The table of the channel seen from outside: the true state in the bot's file."""
 
-    def __init__(self, emu: Emulator, db: Path, people: list[Person], seed: int) -> None:
-        self.emu, self.db = emu, db
+    def __init__(self, emu: Emulator, db: Path, people: list[Person], seed: int,
+                 channel: Channel) -> None:
+        self.emu, self.db, self.channel = emu, db, channel
         self.by_id = {p.id: p for p in people}
         self.agent = CarefulAgent()
         self.rng = Rng.from_seed(seed)
@@ -56,7 +57,7 @@ class Table:
         self.decisions = 0
 
     def row(self) -> Any:
-        row = table_row(self.db, self.emu.channel.id)
+        row = table_row(self.db, self.channel.id)
         assert row is not None
         return row
 
@@ -65,7 +66,7 @@ class Table:
         return self.by_id.get(uid) if uid is not None else None
 
     def turn_message(self, version: int) -> Message | None:
-        msg = latest_with_buttons(self.emu, self.emu.channel.id)
+        msg = latest_with_buttons(self.emu, self.channel.id)
         if msg is not None and any(f":{version}:" in c for c in msg.custom_ids):
             return msg
         return None
@@ -110,30 +111,35 @@ class Table:
 
 
 async def open_table(e2e: E2E, people: list[Person], options: str, seed: int, *,
-                     ais: int = 0) -> Table:
+                     ais: int = 0, channel: Channel | None = None) -> Table:
     emu, bot, _ = e2e
-    opened = await people[0].slash("/table new", game="pocket", options={"options": options})
+    where = channel or emu.channel
+    opened = await people[0].slash("/table new", game="pocket", options={"options": options},
+                                   channel=where)
     assert opened.reply is not None and "Pocket" in opened.reply.content
     for p in people[1:]:
-        await p.slash("/table join")
+        await p.slash("/table join", channel=where)
     for _ in range(ais):
-        added = await people[0].slash("/table addbot", level="hint")
+        added = await people[0].slash("/table addbot", level="hint", channel=where)
         assert added.reply is not None
-    set_table_seed(bot.db_path, emu.channel.id, seed)
-    started = await people[0].slash("/table start")
+    set_table_seed(bot.db_path, where.id, seed)
+    started = await people[0].slash("/table start", channel=where)
     assert started.reply is not None
-    return Table(emu, bot.db_path, people, seed)
+    return Table(emu, bot.db_path, people, seed, where)
 
 
-def assert_no_game_buttons_left(emu: Emulator) -> None:
-    assert not [m for m in emu.channel.messages
+def assert_no_game_buttons_left(channel: Channel) -> None:
+    assert not [m for m in channel.messages
                 if any(":lobby." not in b.custom_id for b in m.buttons) or m.selects]
 
 
-async def test_a_solo_game_to_the_happy_ending(e2e: E2E) -> None:
+async def test_a_solo_game_in_a_thread_to_the_happy_ending(e2e: E2E) -> None:
+    """A quiet evening: one person opens a game in a thread of their own."""
     emu, bot, (alice, _bob, carol) = e2e
+    thread = emu.create_thread(emu.channel, "a walk in the forest", owner=alice.user)
+    await emu.wait_for(lambda: emu.gateway.by_shard[0].seq > 2)  # THREAD_CREATE sent
     seed = winning_seed("boots")
-    t = await open_table(e2e, [alice], "special=boots", seed)
+    t = await open_table(e2e, [alice], "special=boots", seed, channel=thread)
     first = await emu.wait_for(lambda: t.turn_message(0), 20, "the first turn message")
     assert first.image is not None and first.image.size[0] == 900
     assert [b.label for b in first.buttons if not b.disabled], "a first move is offered"
@@ -142,7 +148,7 @@ async def test_a_solo_game_to_the_happy_ending(e2e: E2E) -> None:
     refused = await carol.click(first, custom_id=first.buttons[0].custom_id)
     assert refused.reply is not None and refused.reply.ephemeral
     assert "seat" in refused.reply.content
-    nope = await carol.slash("/pocket hint")
+    nope = await carol.slash("/pocket hint", channel=thread)
     assert nope.reply is not None and nope.reply.ephemeral and "seat" in nope.reply.content
 
     # A few moves in, the hint suggests a move with its reason, only to the asker.
@@ -150,27 +156,28 @@ async def test_a_solo_game_to_the_happy_ending(e2e: E2E) -> None:
         row = t.row()
         await t.decide(row, 0, alice)
     before = t.row()
-    hinted = await alice.slash("/pocket hint")
+    hinted = await alice.slash("/pocket hint", channel=thread)
     reply = hinted.reply
     assert reply is not None and reply.ephemeral and alice.sees(reply)
     assert "**" in reply.content and len(reply.content.splitlines()) >= 2, reply.content
     assert t.row().version == before.version and t.row().state == before.state
-    helped = await alice.slash("/pocket help")
+    helped = await alice.slash("/pocket help", channel=thread)
     assert helped.reply is not None and helped.reply.ephemeral
 
     row = await t.play()
     assert row.status == "finished"
     state = GAME.load_state(row.state)
     assert state.result == "won", state.reason
-    assert "happily ever after" in emu.channel.messages[-1].content
+    assert "happily ever after" in thread.messages[-1].content
+    assert emu.channel.messages == []  # everything happened in the thread
     moves = actions(bot.db_path, row.id)
     assert [v for v, _, _ in moves] == list(range(1, row.version + 1))
     assert {seat for _, seat, _ in moves} == {0}
     assert t.decisions == len(moves) and t.clicks >= t.decisions
-    assert_no_game_buttons_left(emu)
-    check = assert_no_hidden_information(emu, bot.db_path, emu.channel.id)
+    assert_no_game_buttons_left(thread)
+    check = assert_no_hidden_information(emu, bot.db_path, thread.id)
     assert check.checked_images >= 2 and check.checked_messages >= 2
-    for msg in emu.channel.messages:
+    for msg in thread.messages:
         for cid in msg.custom_ids:
             assert CUSTOM_ID.fullmatch(cid), cid
             assert "card_" not in cid, f"{cid}: a card id in a custom_id"
@@ -198,6 +205,6 @@ async def test_co_op_two_people_and_an_ai_teammate_pass_the_peasant(e2e: E2E) ->
     state = GAME.load_state(row.state)
     assert state.result in ("won", "lost") and state.reason
     assert state.reason.split(".")[0] in emu.channel.messages[-1].content
-    assert_no_game_buttons_left(emu)
+    assert_no_game_buttons_left(emu.channel)
     assert_no_hidden_information(emu, bot.db_path, emu.channel.id)
     bot.assert_log_clean()
