@@ -8,18 +8,17 @@ amounts keeps these tests meaningful.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from engines.catalog import ConformanceCase, GameSpec, registered, spec
-from engines.core import Action, GameOver, IllegalAction, NotYourTurn, Rng
+from engines.agents.pocket import careful_action
+from engines.catalog import ConformanceCase
+from engines.core import GameOver, IllegalAction, NotYourTurn, Rng
 from engines.pocket.content import ContentError, load_content
 from engines.pocket.game import SPEC, Pocket, free_sides, label, walk_costs
 from engines.pocket.state import (
@@ -1061,47 +1060,11 @@ def test_content_is_checked(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- conformance
 
 
-@contextlib.contextmanager
-def pocket_registered() -> Iterator[None]:
-    """Declare the game for the block, unless it is already shipped."""
-    try:
-        spec("pocket")
-    except KeyError:
-        with registered(GameSpec(engine=Pocket, conformance=SPEC.conformance)):
-            yield
-    else:
-        yield
-
-
 @pytest.mark.parametrize("players,options", [(1, {}), (3, {}), (1, {"special": "mirror"}),
                                              (2, {"special": "boots"}), (4, {})])
 def test_conformance(players: int, options: dict[str, Any]) -> None:
-    with pocket_registered():
-        for seed in range(8):
-            play_random_game(Case("pocket", players, options), seed)
-
-
-class CarefulAgent:
-    """The careful heuristic below as an agent (it reads only what the view shows)."""
-
-    def __init__(self, **_: Any) -> None:
-        pass
-
-    def choose(self, game: Any, state: PocketState, seat: int, rng: Rng) -> Action:
-        return careful(state)
-
-
-@contextlib.contextmanager
-def careful_agent() -> Iterator[str]:
-    """A test-only AI level for the game, removed afterwards."""
-    import engines.agents as agents
-
-    level = "test-careful"
-    agents.register_agent("pocket", level, CarefulAgent)
-    try:
-        yield level
-    finally:
-        agents._REGISTRY.get("pocket", {}).pop(level, None)
+    for seed in range(8):
+        play_random_game(Case("pocket", players, options), seed)
 
 
 @pytest.mark.parametrize("players", [1, 3])
@@ -1109,10 +1072,9 @@ def test_conformance_played_carefully_reaches_the_kingdom(players: int) -> None:
     """Random play never wakes the princess; the careful player does, so the Kingdom,
     the Castle and the won ending go through the same checks."""
     results = Counter()
-    with pocket_registered(), careful_agent() as level:
-        for seed in range(8):
-            state = play_random_game(Case("pocket", players, agent=level), seed)
-            results[state.result] += 1  # type: ignore[attr-defined]
+    for seed in range(8):
+        state = play_random_game(Case("pocket", players, agent="careful"), seed)
+        results[state.result] += 1  # type: ignore[attr-defined]
     assert results["won"] >= 1 and results["lost"] >= 1
 
 
@@ -1122,104 +1084,6 @@ def test_the_declaration_has_conformance_cases() -> None:
 
 
 # --------------------------------------------------------------------------- play statistics
-
-PRIORITY = ["candle", "bird", "dagger", "cloak", "shield", "bucket", "elixir", "repellant",
-            "lamp", "pouch"]
-
-
-def _goal(s: PocketState) -> str:
-    role = lambda r: C.role(r).id  # noqa: E731
-    if not s.rose:
-        return role("rose")
-    if not s.princess:
-        return role("cottage")
-    if not any(p.tile == role("kingdom_path") for p in s.placed):
-        return role("forest_path")
-    return role("castle")
-
-
-def careful(s: PocketState) -> Action:
-    """A simple careful player: head for the next goal, explore otherwise, take the least
-    harmful answer to a villain, buy useful items, rest only when hurt."""
-    legal = G.legal_actions(s, s.turn_seat)
-    stage = s.stage
-    if stage == "move":
-        for a in legal:
-            if (isinstance(a, Drink) and s.health <= 4) or isinstance(a, Coat):
-                return a
-        goal = _goal(s)
-        costs = walk_costs(s, s.pawn)
-        go = [a for a in legal if isinstance(a, Go | Wish) and a.tile == goal]
-        if go:
-            free = [a for a in go if isinstance(a, Go) and not a.boots and costs[goal] == 0]
-            boots = [a for a in go if isinstance(a, Go) and a.boots]
-            return (free or boots or go)[0]
-        kp = C.role("kingdom_path").id
-        if s.princess and C.tile(s.pawn).stack == "forest":
-            to_kp = [a for a in legal if isinstance(a, Go) and a.tile == kp]
-            if to_kp:
-                return to_kp[0]
-        explore = [a for a in legal if isinstance(a, Explore)]
-        if explore:
-            return explore[-1]
-        best: tuple[int, Action] | None = None
-        for a in legal:
-            if isinstance(a, Go) and not a.boots:
-                probe = G.copy_state(s)
-                probe.pawn = a.tile
-                if G.explore_stack(probe) and (best is None or costs[a.tile] < best[0]):
-                    best = (costs[a.tile], a)
-        return best[1] if best else legal[0]
-    if stage == "mirror":
-        goal = _goal(s)
-        return next((a for a in legal if a.tile == goal), legal[0])  # type: ignore[attr-defined]
-    if stage == "villain":
-        ln = G._villain(s)
-        scored = []
-        for a in legal:
-            if isinstance(a, Fight):
-                if a.item:
-                    cost = 0.2 + (0.3 if a.lamp else 0)
-                else:
-                    d = G.defense(s, ln.villain) + (R.wand_defense if a.wand else 0)
-                    hurt = max(0, ln.strength - d)
-                    cost = hurt + (0.4 if a.wand else 0) + (100 if hurt >= s.health else 0)
-                    if ln.villain == "robbers" and d <= ln.strength:
-                        cost += 0.5 * G.gold(s) + (2 if has(s, "pouch") else 0)
-            else:
-                cost = 1.0 + (0.4 if a.boots else 0) + (100 if s.health <= 1 else 0)  # type: ignore[attr-defined]
-                cost += 3 if s.phase == "second" else 0
-                if ln.villain == "robbers":
-                    cost += 0.5 + (2 if has(s, "pouch") else 0)
-            scored.append((cost, a))
-        return min(scored, key=lambda p: p[0])[1]
-    if stage == "good_deed":
-        return GoodDeed(help=G.gold(s) < 2 and s.time == 0)
-    if stage == "peddler":
-        shops = {a.item: a for a in legal if isinstance(a, Shop)}
-        for item in PRIORITY:
-            if item in shops and G.gold(s) >= C.item(item).price:
-                return shops[item]
-        return Leave()
-    if stage == "pay":
-        return next((a for a in legal if isinstance(a, Pay) and not a.items), Back())
-    if stage == "drop":
-        coat = [a for a in legal if isinstance(a, Coat)]
-        if coat:
-            return coat[0]
-        drops = [a for a in legal if isinstance(a, Drop)]
-        return min(drops, key=lambda a: (not held(s, a.item).empty, -PRIORITY.index(a.item)))
-    if stage == "bird":
-        return next((a for a in legal if isinstance(a, Send)), SendDone())
-    if stage == "find":
-        return Find(take=True)
-    if stage == "rest":
-        for a in legal:
-            if (isinstance(a, Drink) and s.health <= 3) or isinstance(a, Coat):
-                return a
-        return Rest(rest=s.health <= 2)
-    return legal[0]
-
 
 def win_rate(choose: Any, games: int, players: int = 1) -> float:
     wins = 0
@@ -1238,7 +1102,7 @@ def win_rate(choose: Any, games: int, players: int = 1) -> float:
 def test_random_play_rarely_wins_and_a_careful_player_often_does() -> None:
     start = time.perf_counter()
     random_rate = win_rate(lambda s, rng: rng.choice(G.legal_actions(s, s.turn_seat)), 200)
-    careful_rate = win_rate(lambda s, rng: careful(s), 200)
+    careful_rate = win_rate(lambda s, rng: careful_action(G, s), 200)
     print(f"\npocket: random play wins {random_rate:.1%}, the careful heuristic "
           f"{careful_rate:.1%} (200 games each, {time.perf_counter() - start:.1f}s)")
     assert random_rate <= 0.1
@@ -1256,5 +1120,5 @@ def test_every_legal_action_has_a_label() -> None:
                 text = label(G, s, a)
                 assert text and "{" not in text
                 counts[a.kind] += 1  # type: ignore[attr-defined]
-            G.apply(s, s.turn_seat, careful(s) if seed % 2 else rng.choice(legal))
+            G.apply(s, s.turn_seat, careful_action(G, s) if seed % 2 else rng.choice(legal))
     assert {"explore", "go", "place", "fight", "run", "rest", "shop", "pay"} <= set(counts)

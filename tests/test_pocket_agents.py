@@ -6,7 +6,6 @@ AI levels), as the shipping step will.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,34 +15,25 @@ from engines.agents import agent_levels, get_agent, selfplay_level
 from engines.agents.pocket import (
     CarefulAgent,
     HintAgent,
+    _can_explore_from,
     canonical,
     careful_action,
+    costs_from,
     explain,
     fast_copy,
     hint,
     legal_for,
+    next_goal,
 )
-from engines.catalog import registered, spec
 from engines.core import Rng
 from engines.pocket.content import load_content
-from engines.pocket.game import SPEC, Pocket
+from engines.pocket.game import Pocket, walk_costs
 from engines.pocket.state import Explore, Place, Placed, PocketOptions, PocketState
 
 G = Pocket()
 C = load_content()
 QUICK = {"samples": 6, "first": 3, "keep": 2}
 """A small search for the tests (the shipped level searches more)."""
-
-
-@pytest.fixture(autouse=True)
-def pocket_declared() -> Iterator[None]:
-    try:
-        spec("pocket")
-    except KeyError:
-        with registered(dataclasses.replace(SPEC, agents="engines.agents.pocket")):
-            yield
-    else:
-        yield
 
 
 def states(seed: int, players: int = 1, every: int = 1, special: str = "random",
@@ -66,12 +56,24 @@ def test_levels_are_registered() -> None:
     assert isinstance(get_agent("pocket", "hint", samples=4), HintAgent)
 
 
-def test_careful_is_the_heuristic_the_rule_tests_used() -> None:
-    from tests.test_pocket import careful
-
+def test_careful_reads_the_game_as_the_engine_does() -> None:
+    """The careful player uses quick stand-ins for the engine's own answers (remembered
+    walking costs, the goal, exploring from another tile, the villain of the card):
+    each gives what the engine gives, at every state of its games."""
+    path = C.role("kingdom_path").id
     for seed in range(6):
         for s in states(seed, players=1 + seed % 3):
-            assert careful_action(G, s) == careful(s)
+            assert costs_from(s) == walk_costs(s, s.pawn)
+            goal = (C.role("rose").id if not s.rose else C.role("cottage").id
+                    if not s.princess else C.role("forest_path").id
+                    if all(p.tile != path for p in s.placed) else C.role("castle").id)
+            assert next_goal(s) == goal
+            for p in s.placed:
+                probe = G.copy_state(s)
+                probe.pawn = p.tile
+                assert _can_explore_from(G, s, p.tile) == (G.explore_stack(probe) is not None)
+            if s.stage == "villain":
+                assert G.current_line(s) == G._villain(s)
 
 
 def test_the_quick_helpers_agree_with_the_engine() -> None:
