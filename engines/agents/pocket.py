@@ -151,26 +151,9 @@ def costs_from(s: PocketState, start: str | None = None) -> dict[str, int]:
 
 
 def move_actions(game: Pocket, s: PocketState) -> list[Action]:
-    """The legal actions of the move stage, as :meth:`Pocket.legal_actions` lists them (in
-    the same order), with the walking costs remembered (:func:`costs_from`)."""
-    stack = game.explore_stack(s)
-    acts: list[Action] = []
-    if stack is not None:
-        acts.append(Explore())
-        if game._can_use_special(s, "mirror") and len(getattr(s, stack)) >= 2:
-            acts.append(Explore(mirror=True))
-    costs = costs_from(s)
-    walks = [Go(tile=p.tile) for p in s.placed if p.tile != s.pawn and p.tile in costs]
-    acts.extend(walks)
-    if game._can_use_special(s, "boots"):
-        acts.extend(Go(tile=p.tile, boots=True) for p in s.placed
-                    if p.tile != s.pawn and costs.get(p.tile, 1) > 0)
-    if _has(s, "lamp"):
-        acts.extend(Wish(tile=p.tile) for p in s.placed if p.tile != s.pawn)
-    if stack is None and not walks:
-        acts.append(Stay())
-    acts.extend(game._care(s))
-    return acts
+    """The legal actions of the move stage with the walking costs remembered
+    (:func:`costs_from`)."""
+    return game.move_actions(s, costs_from(s))
 
 
 def legal_for(game: Pocket, s: PocketState) -> list[Action]:

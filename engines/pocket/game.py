@@ -404,28 +404,34 @@ class Pocket(Game[PocketState, Any]):
             return []
         return self._legal(state)
 
+    def move_actions(self, state: PocketState, costs: dict[str, int]) -> list[Action]:
+        """The legal actions of the move stage, given the walking costs from the pawn
+        (:func:`walk_costs`; a search passes the ones it remembers)."""
+        acts: list[Action] = []
+        stack = self.explore_stack(state)
+        if stack is not None:
+            acts.append(Explore())
+            if self._can_use_special(state, "mirror") and len(getattr(state, stack)) >= 2:
+                acts.append(Explore(mirror=True))
+        walks = [Go(tile=p.tile) for p in state.placed
+                 if p.tile != state.pawn and p.tile in costs]
+        acts.extend(walks)
+        if self._can_use_special(state, "boots"):
+            acts.extend(Go(tile=p.tile, boots=True) for p in state.placed
+                        if p.tile != state.pawn and costs.get(p.tile, 1) > 0)
+        if _has(state, "lamp"):
+            acts.extend(Wish(tile=p.tile) for p in state.placed if p.tile != state.pawn)
+        if stack is None and not walks:
+            acts.append(Stay())
+        acts.extend(self._care(state))
+        return acts
+
     def _legal(self, state: PocketState) -> list[Any]:
         c = content()
         stage = state.stage
         acts: list[Action] = []
         if stage == "move":
-            stack = self.explore_stack(state)
-            if stack is not None:
-                acts.append(Explore())
-                if self._can_use_special(state, "mirror") and len(getattr(state, stack)) >= 2:
-                    acts.append(Explore(mirror=True))
-            costs = walk_costs(state, state.pawn)
-            walks = [Go(tile=p.tile) for p in state.placed
-                     if p.tile != state.pawn and p.tile in costs]
-            acts.extend(walks)
-            if self._can_use_special(state, "boots"):
-                acts.extend(Go(tile=p.tile, boots=True) for p in state.placed
-                            if p.tile != state.pawn and costs.get(p.tile, 1) > 0)
-            if _has(state, "lamp"):
-                acts.extend(Wish(tile=p.tile) for p in state.placed if p.tile != state.pawn)
-            if stack is None and not walks:
-                acts.append(Stay())
-            acts.extend(self._care(state))
+            acts = self.move_actions(state, walk_costs(state, state.pawn))
         elif stage == "mirror":
             acts = [PickTile(tile=t) for t in state.mirror_tiles]
         elif stage in ("place", "kingdom_path"):
