@@ -41,7 +41,7 @@ from typing import Any
 import discord
 
 from bot.hands import HandMessages, digest
-from bot.render_pool import RenderPool
+from bot.render_pool import RenderPool, draw_picture
 from bot.store import Store, TurnMessage
 from bot.tables import Outbox, PrivateUpdate, PublicUpdate, TableInfo, TableStatus
 from bot.ui.adapter import GameUI
@@ -71,15 +71,10 @@ Finished = Callable[[Outbox], Awaitable[None]]
 
 def _default_renderer() -> Renderer | None:
     try:
-        import renderers
+        import renderers  # noqa: F401
     except ImportError:  # pragma: no cover - renderers is part of the package
         return None
-
-    def render(game_id: str, view: Any, *, private: bool = False, **options: Any) -> bytes:
-        draw = renderers.render_private if private else renderers.render
-        return draw(game_id, view, **options)
-
-    return render
+    return draw_picture
 
 
 def board_key(game_id: str, view: Any) -> str:

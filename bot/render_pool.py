@@ -29,14 +29,22 @@ from typing import Any
 
 from engines.catalog import BUILTIN, spec
 
-__all__ = ["RenderPool"]
+__all__ = ["RenderPool", "draw_picture"]
 
 log = logging.getLogger(__name__)
 
 
+def draw_picture(game_id: str, view: Any, *, private: bool = False, **options: Any) -> bytes:
+    """The game's picture of ``view``: its board, or with ``private`` a seat's own
+    picture. What a worker runs, and the bot's renderer when pictures stay in-process."""
+    import renderers
+
+    draw = renderers.render_private if private else renderers.render
+    return draw(game_id, view, **options)
+
+
 def _warm() -> None:
     """Worker start: import every shipped renderer (fonts and caches load once)."""
-    import renderers
     from engines.catalog import resolve, specs
 
     for declared in specs():
@@ -45,15 +53,10 @@ def _warm() -> None:
                 # a renderer that does not load fails later, with its own log line
                 with contextlib.suppress(Exception):
                     resolve(target)
-    assert renderers
 
 
 def _draw(game_id: str, view: Any, options: dict[str, Any]) -> bytes:
-    import renderers
-
-    private = bool(options.pop("private", False))
-    draw = renderers.render_private if private else renderers.render
-    return draw(game_id, view, **options)
+    return draw_picture(game_id, view, **options)
 
 
 class RenderPool:
