@@ -37,7 +37,7 @@ from bot.tables.models import (
     TableInfo,
     TableStatus,
 )
-from bot.tables.texts import join_names
+from bot.tables.texts import join_names, said_in
 from engines import core
 from engines.core import Action, Event, Game, GameState, Seat, View
 
@@ -380,7 +380,7 @@ class PlayPart(ServiceBase):
         if finished:
             if info.outcome_text:
                 # the last event often says why the game ended, and so does the result
-                lines = [x for x in lines if x.strip() not in info.outcome_text]
+                lines = [x for x in lines if not said_in(x, info.outcome_text)]
                 lines.append(info.outcome_text)
         elif info.to_act:
             mentions = info.to_act_users

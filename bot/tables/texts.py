@@ -20,7 +20,7 @@ from collections.abc import Callable
 from bot.tables.models import TableInfo, TableStatus
 from engines.core import Outcome, Seat
 
-__all__ = ["join_names", "outcome_text", "quote", "status_text"]
+__all__ = ["join_names", "outcome_text", "quote", "said_in", "status_text"]
 
 NameOf = Callable[[Seat], str]
 
@@ -33,6 +33,28 @@ def quote(text: object, limit: int = 60) -> str:
     """
     shown = " ".join(str(text).split())
     return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
+def said_in(line: str, text: str) -> bool:
+    """Whether ``line`` is one or more whole sentences of ``text`` (a result that already
+    says why the game ended), not just some words of it.
+
+    >>> said_in("The sun has set.", "Game over: nobody wins. The sun has set.")
+    True
+    >>> said_in("Ann", "Game over. Ann wins!"), said_in("has set.", "The sun has set.")
+    (False, False)
+    """
+    line = line.strip()
+    if not line or line[-1] not in ".!?":
+        return False
+    start = text.find(line)
+    while start >= 0:
+        before = text[:start].rstrip()
+        after = text[start + len(line):start + len(line) + 1]
+        if (not before or before[-1] in ".!?:") and after in ("", " "):
+            return True
+        start = text.find(line, start + 1)
+    return False
 
 
 def join_names(names: list[str]) -> str:
