@@ -510,8 +510,8 @@ class PlayPart(ServiceBase):
         asks must only show what the search concludes. Raises NotPlaying."""
         async with self._locked(channel_or_table) as t:
             if t.status is not TableStatus.PLAYING or t.state is None:
-                raise NotPlaying("The game is over: there is no move left to suggest."
-                                 if t.state is not None else "The game has not started yet.")
+                raise NotPlaying("This game is over." if t.state is not None
+                                 else "The game has not started yet.")
             return t.game, t.game.copy_state(t.state), t.rec.version
 
     async def legal_actions(
