@@ -26,7 +26,10 @@ Fairy Tale in My Pocket · turn 1 · High sun (1 of 3)
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
+from functools import partial
 from typing import Any
 
 from PIL import Image, ImageDraw
@@ -121,6 +124,52 @@ def _names(v: PocketView, names: Sequence[str] | None) -> list[str]:
     out = list(names or [])
     out += [f"Player {chr(ord('A') + s)}" for s in range(len(out), v.players)]
     return out
+
+
+class _Regions:
+    """Parts of the picture whose pixels a key fixes (the sky by the time of day, a stat
+    box by its numbers, a map tile by its face, borders and place): the first picture
+    draws a part as before and keeps a copy of its pixels, later pictures paste the copy
+    (a board repeats most of them from one move to the next). The copy is of the
+    picture's own pixels, never of the part drawn elsewhere and moved, so no rounding
+    can differ. A key holds everything that reaches its region, what lies under the part
+    too; nothing drawn before the part may reach into the region. The least recently
+    used go first once the parts hold over ``limit`` pixels (4 bytes each in Pillow); a
+    lock guards the bookkeeping for render threads (two may both draw a missing part:
+    harmless). Parts are read-only: only pasted."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.pixels = 0
+        self.parts: OrderedDict[Hashable, Image.Image] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def draw(self, img: Image.Image, key: Hashable, region: tuple[int, int, int, int],
+             paint: Callable[[], object]) -> None:
+        """Paste the part kept under ``key`` at ``region``, or ``paint`` it on ``img``
+        and keep the region's pixels."""
+        with self.lock:
+            part = self.parts.get(key)
+            if part is not None:
+                self.parts.move_to_end(key)
+        if part is not None:
+            img.paste(part, region[:2])
+            return
+        paint()
+        x0, y0, x1, y1 = region
+        if x0 < 0 or y0 < 0 or x1 > img.width or y1 > img.height:
+            return  # cut by the picture's edge: its copy would not hold the whole part
+        part = img.crop(region)
+        with self.lock:
+            if key not in self.parts:
+                self.parts[key] = part
+                self.pixels += part.width * part.height
+                while self.pixels > self.limit and self.parts:
+                    _, old = self.parts.popitem(last=False)
+                    self.pixels -= old.width * old.height
+
+
+_REGIONS = _Regions(limit=4_000_000)  # at most 16 MB per process
 
 
 # --------------------------------------------------------------------------- small art
@@ -412,7 +461,47 @@ def _map_size(v: PocketView) -> tuple[int, int, int, int, int]:
     return min(xs), min(ys), cols, rows, cell
 
 
-def _draw_map(d: ImageDraw.ImageDraw, v: PocketView, top: float) -> float:
+def _tile(d: ImageDraw.ImageDraw, t: TileView, box: tuple[float, float, float, float],
+          kinds: Sequence[str], cell: int, band: float, here: bool) -> None:
+    """One map tile in ``box``: its colour, its borders (``kinds`` n, e, s, w), name,
+    picture, stack's mark and "used", and for the pawn's tile the pawn and a white ring."""
+    x0, y0, x1, y1 = box
+    base = FOREST if t.stack == "forest" else KINGDOM
+    d.rounded_rectangle(box, radius=10, fill=base)
+    for side, kind in zip(("n", "e", "s", "w"), kinds, strict=True):
+        _band(d, box, side, kind, band)
+    # the name at the bottom, the picture above it, the stack's mark (a tree or a
+    # crown) top left, "used" top right, the pawn beside the picture
+    inner = x1 - x0 - 2 * band - 8
+    lines, fnt = _tile_name_lines(t.name, inner, 26 if cell >= 150 else 22)
+    lh = line_height(fnt, 1.08)
+    name_top = y1 - band - 4 - lh * len(lines)
+    for k, line in enumerate(lines):
+        text_center(d, ((x0 + x1) / 2, name_top + lh * k + lh / 2), line, fnt, TEXT,
+                    stroke=3, stroke_fill=mix(base, INK, .55))
+    mark = max(8, cell * .075)
+    mx, my = x0 + band + mark + 3, y0 + band + mark + 3
+    if t.stack == "forest":
+        _tree(d, mx, my, mark, fill=(0xB9, 0xF6, 0xCA), trunk=(0xB9, 0xF6, 0xCA))
+    else:
+        _crown(d, mx, my, mark)
+    if t.used:
+        badge(d, (x1 - band - 3, my), "used", font(18, bold=True), PANEL_HI, MUTED,
+              pad=(6, 1), align="right")
+    top_y = y0 + band + (2 * mark + 6 if t.used else 4)
+    mid = (top_y + name_top) / 2
+    room = name_top - top_y
+    icon_r = min(room * .42, (x1 - x0) * (.18 if here else .24))
+    if icon_r > 6:
+        _icon(d, t, x0 + (x1 - x0) * (.3 if here else .5), mid, icon_r)
+    if here:
+        d.rounded_rectangle((x0 - 3, y0 - 3, x1 + 3, y1 + 3), radius=12,
+                            outline=(255, 255, 255), width=5)
+        pr = max(12, min(room * .4, (x1 - x0) * .16))
+        _pawn(d, x0 + (x1 - x0) * .72, mid + pr * .1, pr)
+
+
+def _draw_map(img: Image.Image, d: ImageDraw.ImageDraw, v: PocketView, top: float) -> float:
     """The explored map from ``top``; returns the y below it."""
     x_min, y_min, cols, rows, cell = _map_size(v)
     left = (W - cols * cell) / 2
@@ -440,42 +529,17 @@ def _draw_map(d: ImageDraw.ImageDraw, v: PocketView, top: float) -> float:
                     d.rectangle((cx - w / 2, y1 - band, cx + w / 2, y1 + gap + band), fill=PATH)
     for t in v.map:
         box = box_of(t.x, t.y)
-        x0, y0, x1, y1 = box
-        base = FOREST if t.stack == "forest" else KINGDOM
-        d.rounded_rectangle(box, radius=10, fill=base)
-        for side in ("n", "e", "s", "w"):
-            kind, _ = _border(t, side, grid)
-            _band(d, box, side, kind, band)
-        # the name at the bottom, the picture above it, the stack's mark (a tree or a
-        # crown) top left, "used" top right, the pawn beside the picture
-        inner = x1 - x0 - 2 * band - 8
-        lines, fnt = _tile_name_lines(t.name, inner, 26 if cell >= 150 else 22)
-        lh = line_height(fnt, 1.08)
-        name_top = y1 - band - 4 - lh * len(lines)
-        for k, line in enumerate(lines):
-            text_center(d, ((x0 + x1) / 2, name_top + lh * k + lh / 2), line, fnt, TEXT,
-                        stroke=3, stroke_fill=mix(base, INK, .55))
-        mark = max(8, cell * .075)
-        mx, my = x0 + band + mark + 3, y0 + band + mark + 3
-        if t.stack == "forest":
-            _tree(d, mx, my, mark, fill=(0xB9, 0xF6, 0xCA), trunk=(0xB9, 0xF6, 0xCA))
-        else:
-            _crown(d, mx, my, mark)
-        if t.used:
-            badge(d, (x1 - band - 3, my), "used", font(18, bold=True), PANEL_HI, MUTED,
-                  pad=(6, 1), align="right")
-        top_y = y0 + band + (2 * mark + 6 if t.used else 4)
-        mid = (top_y + name_top) / 2
+        sides = tuple(_border(t, side, grid) for side in ("n", "e", "s", "w"))
         here = t.id == v.pawn
-        room = name_top - top_y
-        icon_r = min(room * .42, (x1 - x0) * (.18 if here else .24))
-        if icon_r > 6:
-            _icon(d, t, x0 + (x1 - x0) * (.3 if here else .5), mid, icon_r)
-        if here:
-            d.rounded_rectangle((x0 - 3, y0 - 3, x1 + 3, y1 + 3), radius=12,
-                                outline=(255, 255, 255), width=5)
-            pr = max(12, min(room * .4, (x1 - x0) * .16))
-            _pawn(d, x0 + (x1 - x0) * .72, mid + pr * .1, pr)
+        # The tile's pixels and a pixel round them, four for the pawn's tile with its
+        # white ring: the gap (6 px or more) keeps the neighbours' regions out, and the
+        # paths under the edges are fixed by ``sides``.
+        m = 4 if here else 1
+        x0, y0, x1, y1 = box
+        region = (math.floor(x0) - m, math.floor(y0) - m, math.ceil(x1) + m, math.ceil(y1) + m)
+        key = ("tile", box, cell, t.id, t.role, t.stack, t.name, t.used, sides, here)
+        _REGIONS.draw(img, key, region, partial(_tile, d, t, box, [k for k, _ in sides], cell,
+                                                band, here))
     for x, y, side, trees in _ghosts(v):
         x0, y0, x1, y1 = box_of(x, y)
         _dashed_box(d, (x0 + 4, y0 + 4, x1 - 4, y1 - 4), (255, 255, 255))
@@ -579,10 +643,13 @@ def _chip(d: ImageDraw.ImageDraw, x: float, y: float, text: str, fill: Color,
     return box[2]
 
 
-def _flow(d: ImageDraw.ImageDraw, x0: float, y: float, chips: Sequence[tuple[str, Color,
-          Color, Color | None]], right: float, row: float = 54) -> float:
-    """Chips (text, fill, ink, outline) left to right from ``x0``, a new row when one
-    does not fit before ``right``; returns the middle y of the last row."""
+Chip = tuple[str, Color, Color, Color | None]  # text, fill, ink, outline
+
+
+def _flow_layout(x0: float, y: float, chips: Sequence[Chip], right: float,
+                 row: float = 54) -> list[tuple[float, float, Chip]]:
+    """Where :func:`_flow` puts each chip: (left, middle y, the chip as shown)."""
+    out: list[tuple[float, float, Chip]] = []
     x = x0
     for text, fill, ink, outline in chips:
         w = _chip_width(text)
@@ -590,8 +657,15 @@ def _flow(d: ImageDraw.ImageDraw, x0: float, y: float, chips: Sequence[tuple[str
             x, y = x0, y + row
         if w > right - x:
             text = ellipsize(text, font(F_MIN, bold=True), right - x - 24)
-        x = _chip(d, x, y, text, fill, ink, outline=outline) + 10
-    return y
+        out.append((x, y, (text, fill, ink, outline)))
+        x = x + _chip_width(text) + 10  # the pill's right end (badge's width), then a gap
+    return out
+
+
+def _flow(d: ImageDraw.ImageDraw, layout: Sequence[tuple[float, float, Chip]]) -> None:
+    """The chips of a :func:`_flow_layout`."""
+    for x, y, (text, fill, ink, outline) in layout:
+        _chip(d, x, y, text, fill, ink, outline=outline)
 
 
 def _defense_note(v: PocketView) -> str:
@@ -688,6 +762,105 @@ def _prompt_lines(v: PocketView, width: float) -> list[tuple[str, Any, Color]]:
     return out
 
 
+def _paint_sky(d: ImageDraw.ImageDraw, v: PocketView) -> None:
+    """The sky panel and the time of day beside it (the cards left are drawn apart)."""
+    y = PAD
+    _sun_panel(d, v, (PAD, y, PAD + 380, y + 170))
+    tx = PAD + 400
+    room = W - PAD - tx
+    text_left(d, (tx, y + 20), "Fairy Tale in My Pocket", fit_font(
+        "Fairy Tale in My Pocket", room, F_MIN, bold=True), MUTED)
+    text_left(d, (tx, y + 64), v.time_name, fit_font(v.time_name, room, 44, bold=True), TEXT)
+    passes = f"time {v.time + 1} of {len(v.times)}"
+    if v.time + 1 == len(v.times):
+        passes += ": the last!"
+    text_left(d, (tx, y + 106), passes, fit_font(passes, room, 28, min_size=F_MIN), MUTED)
+
+
+def _paint_health(d: ImageDraw.ImageDraw, v: PocketView, box: tuple[float, float, float, float]
+                  ) -> None:
+    _stat(d, box, "Health", f"{v.health}/{v.max_health}",
+          lambda cx, cy: _heart(d, cx, cy, 26, HEART))
+    hx0, _, hx1, hy1 = box
+    hr = min(14, (hx1 - hx0 - 30) / (2.6 * v.max_health))
+    for k in range(v.max_health):
+        cx = hx0 + 16 + hr + k * hr * 2.6
+        _heart(d, cx, hy1 - 28, hr, HEART if k < v.health else None, HEART if k < v.health
+               else DIM)
+
+
+def _paint_defense(d: ImageDraw.ImageDraw, v: PocketView,
+                   box: tuple[float, float, float, float]) -> None:
+    _stat(d, box, "Defense", str(v.defense.total),
+          lambda cx, cy: _shield(d, cx, cy, 24, SHIELD))
+    dx0, _, dx1, dy1 = box
+    if v.defense.against_dragons:
+        text_left(d, (dx0 + 78 + font(44, bold=True).getlength(str(v.defense.total)) + 14,
+                      dy1 - 78), f"+{v.defense.against_dragons} vs dragons",
+                  fit_font(f"+{v.defense.against_dragons} vs dragons", dx1 - dx0 - 130, F_MIN,
+                           min_size=20, bold=True), GOLD)
+    note = _defense_note(v)
+    text_left(d, (dx0 + 16, dy1 - 28), note, fit_font(note, dx1 - dx0 - 28, F_MIN,
+                                                      min_size=20), MUTED)
+
+
+def _paint_gold(d: ImageDraw.ImageDraw, v: PocketView, box: tuple[float, float, float, float]
+                ) -> None:
+    gx0, _, gx1, gy1 = box
+    _stat(d, box, "Gold", f"{v.gold}/{v.max_gold}", lambda cx, cy: coin(d, (cx, cy), 24))
+    cr = min(13, (gx1 - gx0 - 30) / (2.5 * v.max_gold))
+    for k in range(v.max_gold):
+        cx = gx0 + 16 + cr + k * cr * 2.5
+        if k < v.gold:
+            coin(d, (cx, gy1 - 28), cr)
+        else:
+            d.ellipse((cx - cr, gy1 - 28 - cr, cx + cr, gy1 - 28 + cr), outline=DIM, width=2)
+
+
+def _paint_goals(d: ImageDraw.ImageDraw, done: Sequence[bool], y: float) -> None:
+    """The four goals in a row from ``y``: done ones ticked, the next one outlined."""
+    labels = ("Rose", "Princess", "Forest Path", "Castle")
+    nxt = next((k for k, ok in enumerate(done) if not ok), None)
+    gw = (W - 2 * PAD - 3 * 10) / 4
+    x = PAD
+    for k, (label, ok) in enumerate(zip(labels, done, strict=True)):
+        box = (x, y, x + gw, y + 56)
+        fill = mix(GOOD, BG, .25) if ok else (PANEL_HI if k == nxt else PANEL)
+        rounded_panel(d, box, fill=fill, outline=GOLD if k == nxt else GRID, radius=26,
+                      width=3 if k == nxt else 2)
+        cx, cy = x + 28, y + 28
+        if ok:
+            d.ellipse((cx - 14, cy - 14, cx + 14, cy + 14), fill=(255, 255, 255))
+            d.line([(cx - 7, cy), (cx - 2, cy + 6), (cx + 8, cy - 6)], fill=GOOD, width=4)
+        else:
+            text_center(d, (cx, cy), str(k + 1), font(22, bold=True), MUTED)
+            d.ellipse((cx - 14, cy - 14, cx + 14, cy + 14), outline=MUTED, width=3)
+        fnt = fit_font(label, gw - 60, F_MIN, min_size=20, bold=True)
+        text_left(d, (x + 50, cy), label, fnt, TEXT)
+        x += gw + 10
+
+
+def _chips(v: PocketView) -> list[Chip]:
+    """The special item, the items (an empty one greyed), free slots and the knight."""
+    chips: list[Chip] = [
+        (f"{v.special_name}: {_special_cost(v)} gold a use", SPECIAL, TEXT, None)]
+    for it in v.items:
+        if it.empty:
+            chips.append((it.name, PANEL_HI, MUTED, DIM))
+        else:
+            chips.append((it.name, ITEM, TEXT, None))
+    chips += [("free", PANEL, DIM, GRID)] * max(0, v.item_limit - len(v.items))
+    if v.knight:
+        chips.append(("Knight: fights the next villain", (0x56, 0xB4, 0xE9), INK, None))
+    return chips
+
+
+# The rows of the picture's top, fixed: sky, stat boxes, goals, then the items.
+SKY_BOTTOM = PAD + 170 + 16
+STATS_BOTTOM = SKY_BOTTOM + 150 + 14
+GOALS_BOTTOM = STATS_BOTTOM + 56 + 14
+
+
 def draw(view: Any, names: Sequence[str] | None = None) -> Image.Image:
     v = _as_view(view)
     who = _names(v, names)
@@ -713,101 +886,58 @@ def draw(view: Any, names: Sequence[str] | None = None) -> Image.Image:
     piles_h = 52 + 32 * len(glines)
     height = int(PAD + 170 + 16 + 150 + 16 + 64 + 12 + 124 + 56 + 20 + map_h + 50 + 16
                  + card_h + 16 + piles_h + 16 + prompt_h + status_h + PAD)
-    img = new_canvas(W, height, BG)  # cropped to what was drawn at the end
+    chips = _chips(v)
+    layout = _flow_layout(PAD, GOALS_BOTTOM + 26, chips, W - PAD)
+    map_top = (layout[-1][1] if layout else GOALS_BOTTOM + 26) + 26 + 22
+    legend_y = map_top + map_h + 30
+    card_top = legend_y + 26 + 16
+    end = card_top + card_h + 16 + piles_h + 16 + (prompt_h + status_h if prompt_lines else 0)
+    # The picture ends below what is drawn, and no further than the estimate above.
+    img = new_canvas(W, min(height, int(end + PAD)), BG)
     d = ImageDraw.Draw(img)
 
-    # --- the sky and the piles
-    y = PAD
-    sky = (PAD, y, PAD + 380, y + 170)
-    _sun_panel(d, v, sky)
+    # --- the sky and the piles (the parts' keys hold all they draw; each lies on the
+    # background, and the cards left are drawn over the sky's region afterwards)
+    _REGIONS.draw(img, ("sky", v.time, tuple(v.times), v.time_name), (0, 0, W, SKY_BOTTOM),
+                  partial(_paint_sky, d, v))
     tx = PAD + 400
     room = W - PAD - tx
-    text_left(d, (tx, y + 20), "Fairy Tale in My Pocket", fit_font(
-        "Fairy Tale in My Pocket", room, F_MIN, bold=True), MUTED)
-    text_left(d, (tx, y + 64), v.time_name, fit_font(v.time_name, room, 44, bold=True), TEXT)
-    passes = f"time {v.time + 1} of {len(v.times)}"
-    if v.time + 1 == len(v.times):
-        passes += ": the last!"
-    text_left(d, (tx, y + 106), passes, fit_font(passes, room, 28, min_size=F_MIN), MUTED)
     left_cards = f"{v.deck} card{'s' if v.deck != 1 else ''} until time passes"
     if v.time + 1 == len(v.times):
         left_cards = f"{v.deck} card{'s' if v.deck != 1 else ''} until sunset"
     fnt = fit_font(left_cards, room, 30, min_size=F_MIN, bold=True)
-    text_left(d, (tx, y + 148), left_cards, fnt, GOLD if v.deck > 2 else (0xFF, 0x8A, 0x80))
-    y += 170 + 16
+    text_left(d, (tx, PAD + 148), left_cards, fnt, GOLD if v.deck > 2 else (0xFF, 0x8A, 0x80))
 
     # --- health, defense, gold
+    y = SKY_BOTTOM
     w3 = (inner - 2 * 14) / 3
     boxes = [(PAD + k * (w3 + 14), y, PAD + k * (w3 + 14) + w3, y + 150) for k in range(3)]
-    _stat(d, boxes[0], "Health", f"{v.health}/{v.max_health}",
-          lambda cx, cy: _heart(d, cx, cy, 26, HEART))
-    hx0, _, hx1, hy1 = boxes[0]
-    hr = min(14, (hx1 - hx0 - 30) / (2.6 * v.max_health))
-    for k in range(v.max_health):
-        cx = hx0 + 16 + hr + k * hr * 2.6
-        _heart(d, cx, hy1 - 28, hr, HEART if k < v.health else None, HEART if k < v.health
-               else DIM)
-    _stat(d, boxes[1], "Defense", str(v.defense.total),
-          lambda cx, cy: _shield(d, cx, cy, 24, SHIELD))
-    dx0, _, dx1, dy1 = boxes[1]
-    if v.defense.against_dragons:
-        text_left(d, (dx0 + 78 + font(44, bold=True).getlength(str(v.defense.total)) + 14,
-                      dy1 - 78), f"+{v.defense.against_dragons} vs dragons",
-                  fit_font(f"+{v.defense.against_dragons} vs dragons", dx1 - dx0 - 130, F_MIN,
-                           min_size=20, bold=True), GOLD)
-    note = _defense_note(v)
-    text_left(d, (dx0 + 16, dy1 - 28), note, fit_font(note, dx1 - dx0 - 28, F_MIN,
-                                                      min_size=20), MUTED)
-    gx0, _, gx1, gy1 = boxes[2]
-    _stat(d, boxes[2], "Gold", f"{v.gold}/{v.max_gold}", lambda cx, cy: coin(d, (cx, cy), 24))
-    cr = min(13, (gx1 - gx0 - 30) / (2.5 * v.max_gold))
-    for k in range(v.max_gold):
-        cx = gx0 + 16 + cr + k * cr * 2.5
-        if k < v.gold:
-            coin(d, (cx, gy1 - 28), cr)
-        else:
-            d.ellipse((cx - cr, gy1 - 28 - cr, cx + cr, gy1 - 28 + cr), outline=DIM, width=2)
-    y += 150 + 14
+    # The row cut in three at the Health box's right edge and the Gold box's left edge:
+    # Defense's "vs dragons" may run into the gap after its box (and under the Gold box,
+    # which covers it).
+    cuts = (0, int(boxes[0][2]) + 1, int(boxes[2][0]), W)
+    regions = [(cuts[k], y, cuts[k + 1], y + 151) for k in range(3)]
+    _REGIONS.draw(img, ("health", v.health, v.max_health), regions[0],
+                  partial(_paint_health, d, v, boxes[0]))
+    _REGIONS.draw(img, ("defense", v.defense.total, v.defense.against_dragons,
+                        _defense_note(v)), regions[1], partial(_paint_defense, d, v, boxes[1]))
+    _REGIONS.draw(img, ("gold", v.gold, v.max_gold), regions[2],
+                  partial(_paint_gold, d, v, boxes[2]))
 
     # --- goals
-    goals = [("Rose", v.goals.rose), ("Princess", v.goals.princess),
-             ("Forest Path", v.goals.forest_path), ("Castle", v.result == "won")]
-    nxt = next((k for k, (_, done) in enumerate(goals) if not done), None)
-    gw = (inner - 3 * 10) / 4
-    x = PAD
-    for k, (label, done) in enumerate(goals):
-        box = (x, y, x + gw, y + 56)
-        fill = mix(GOOD, BG, .25) if done else (PANEL_HI if k == nxt else PANEL)
-        rounded_panel(d, box, fill=fill, outline=GOLD if k == nxt else GRID, radius=26,
-                      width=3 if k == nxt else 2)
-        cx, cy = x + 28, y + 28
-        if done:
-            d.ellipse((cx - 14, cy - 14, cx + 14, cy + 14), fill=(255, 255, 255))
-            d.line([(cx - 7, cy), (cx - 2, cy + 6), (cx + 8, cy - 6)], fill=GOOD, width=4)
-        else:
-            text_center(d, (cx, cy), str(k + 1), font(22, bold=True), MUTED)
-            d.ellipse((cx - 14, cy - 14, cx + 14, cy + 14), outline=MUTED, width=3)
-        fnt = fit_font(label, gw - 60, F_MIN, min_size=20, bold=True)
-        text_left(d, (x + 50, cy), label, fnt, TEXT)
-        x += gw + 10
-    y += 56 + 14
+    done = (v.goals.rose, v.goals.princess, v.goals.forest_path, v.result == "won")
+    _REGIONS.draw(img, ("goals", done), (0, STATS_BOTTOM, W, STATS_BOTTOM + 57),
+                  partial(_paint_goals, d, done, STATS_BOTTOM))
 
     # --- items
-    chips: list[tuple[str, Color, Color, Color | None]] = [
-        (f"{v.special_name}: {_special_cost(v)} gold a use", SPECIAL, TEXT, None)]
-    for it in v.items:
-        if it.empty:
-            chips.append((it.name, PANEL_HI, MUTED, DIM))
-        else:
-            chips.append((it.name, ITEM, TEXT, None))
-    chips += [("free", PANEL, DIM, GRID)] * max(0, v.item_limit - len(v.items))
-    if v.knight:
-        chips.append(("Knight: fights the next villain", (0x56, 0xB4, 0xE9), INK, None))
-    y = _flow(d, PAD, y + 26, chips, W - PAD) + 26 + 22
+    _REGIONS.draw(img, ("items", tuple(chips)), (0, GOALS_BOTTOM, W, map_top),
+                  partial(_flow, d, layout))
 
-    # --- the map
-    y = _draw_map(d, v, y)
-    y = _legend(d, y + 30) + 16
+    # --- the map (its tiles are parts too: see _draw_map)
+    _draw_map(img, d, v, map_top)
+    _REGIONS.draw(img, ("legend", legend_y), (0, legend_y - 16, W, legend_y + 17),
+                  partial(_legend, d, legend_y))
+    y = card_top
 
     # --- the card
     box = (PAD, y, W - PAD, y + card_h)
@@ -852,7 +982,7 @@ def draw(view: Any, names: Sequence[str] | None = None) -> Image.Image:
             text_left(d, (PAD + 20, cy + lh / 2), text, fnt, fill)
             cy += lh
         y += prompt_h + status_h
-    return img.crop((0, 0, W, min(height, int(y + PAD))))
+    return img
 
 
 def render(view: Any, names: Sequence[str] | None = None) -> bytes:

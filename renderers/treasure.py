@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from PIL import Image, ImageDraw
@@ -65,6 +66,7 @@ CREAM: Color = (0xFB, 0xF3, 0xE0)
 PATH: Color = (0xE8, 0xD2, 0xA8)
 PATH_WALKED: Color = (0x8E, 0x7A, 0x5A)
 KING: Color = (0x9B, 0x59, 0xD6)
+WALL: Color = (0x3E, 0x6B, 0x3A)
 
 
 def _hex(value: str) -> Color:
@@ -282,6 +284,38 @@ def _blank(d: ImageDraw.ImageDraw, box: tuple[float, float, float, float]) -> No
     d.rounded_rectangle(box, radius=14, fill=CREAM, outline=(0xC8, 0xB8, 0x90), width=3)
 
 
+@lru_cache(maxsize=64)
+def _square(meadow: str | None, tale: str | None, half: int,
+            figures: tuple[int, ...]) -> Image.Image:
+    """A square as the board shows it (a meadow tile, a tale half or a blank side, and the
+    figures standing on it) on the wall's green, drawn once and pasted on every board:
+    there are 27 faces and a few sets of figures, each a few dozen primitives. Its
+    corner pixels are the wall's, as under a square on the board; squares sit on whole
+    pixels, so the paste is the drawing (checked pixel for pixel for every face and set
+    of figures on every square of every box size). Read-only (paste it, never draw on
+    it); 149x149 is 89 KB in Pillow, so at most 5.7 MB."""
+    img = new_canvas(CELL + 1, CELL + 1, WALL)
+    d = ImageDraw.Draw(img)
+    box = (0, 0, CELL, CELL)
+    if meadow is not None:
+        _meadow(d, box, meadow == "green")
+    elif tale is not None:
+        draw_tale(d, box, tale, half)
+    else:
+        _blank(d, box)
+    if figures:
+        n = len(figures)
+        rad = 30 if n == 1 else (24 if n == 2 else 20)
+        spots = {1: [(.5, .5)], 2: [(.3, .5), (.7, .5)], 3: [(.3, .32), (.7, .32), (.5, .7)],
+                 4: [(.3, .3), (.7, .3), (.3, .7), (.7, .7)]}[min(n, 4)]
+        for seat, (fx, fy) in zip(figures, spots, strict=False):
+            cx, cy = fx * CELL, fy * CELL
+            d.ellipse((cx - rad - 5, cy - rad - 5, cx + rad + 5, cy + rad + 5),
+                      fill=(255, 255, 255))
+            owner_marker(d, owner_style(seat), (cx, cy), rad)
+    return img
+
+
 def _apple_tree(d: ImageDraw.ImageDraw, cx: float, cy: float, r: float) -> None:
     d.rectangle((cx - r * .14, cy, cx + r * .14, cy + r * .9), fill=WOOD)
     for ox, oy in ((-.45, -.1), (.45, -.1), (0, -.5), (0, .05)):
@@ -354,25 +388,68 @@ def _status(v: TreasureView, names: Sequence[str]) -> str:
     return f"{who}: slide once more, or stop"
 
 
-def draw(view: Any, names: Sequence[str] | None = None) -> Image.Image:
-    v = _as_view(view)
-    names = list(names or [])
-    names += [f"Player {chr(ord('A') + s)}" for s in range(len(names), v.players)]
-    rows, cols = v.rows, v.cols
+def _layout(rows: int, cols: int) -> tuple[float, float, int, int, float]:
+    """(left, top, width, height) of a ``rows`` x ``cols`` box of squares, and the y
+    below the path around it (where the bottom panel starts)."""
     box_w = cols * CELL + (cols - 1) * GAP
     box_h = rows * CELL + (rows - 1) * GAP
     margin = RING + LABEL + 20
     bx0 = (W - box_w) / 2
     by0 = TOP + margin
+    return bx0, by0, box_w, box_h, by0 + box_h + margin
+
+
+def _walls(rows: int, cols: int) -> tuple[tuple[float, float, float, float],
+                                          tuple[float, float, float, float]]:
+    """The garden wall's box and the king's path's box around it."""
+    bx0, by0, box_w, box_h, _ = _layout(rows, cols)
+    wall = (bx0 - LABEL - 8, by0 - LABEL - 8, bx0 + box_w + LABEL + 8, by0 + box_h + LABEL + 8)
+    ring = (wall[0] - RING / 2, wall[1] - RING / 2, wall[2] + RING / 2, wall[3] + RING / 2)
+    return wall, ring
+
+
+@lru_cache(maxsize=2)
+def _backdrop(rows: int, cols: int, height: int) -> Image.Image:
+    """Everything of the board that no view changes: the title, the path band, the
+    wall, the row and column names and the bottom panel with the king's sign (none of
+    them touches the spaces, the king, a square or the texts drawn over them per view).
+    Read-only: each render draws on a ``copy()``. The height grows with the book's lines
+    during a game; 1100x1400 is 6.2 MB in Pillow (4 bytes a pixel), so two are kept."""
+    bx0, by0, _, _, bottom = _layout(rows, cols)
+    img = new_canvas(W, height, BG)
+    d = ImageDraw.Draw(img)
+    text_left(d, (28, 40), "Save the Treasure of Fairy Tales", font(34, bold=True), TEXT)
+    wall, ring = _walls(rows, cols)
+    d.rounded_rectangle(ring, radius=40, outline=PATH, width=RING - 20)
+    d.rounded_rectangle(wall, radius=22, fill=WALL, outline=WOOD_DARK, width=8)
+    for c in range(cols):
+        x = bx0 + c * (CELL + GAP) + CELL / 2
+        text_center(d, (x, by0 - LABEL / 2 - 4), str(c + 1), font(26, bold=True), TEXT)
+    for r in range(rows):
+        y = by0 + r * (CELL + GAP) + CELL / 2
+        text_center(d, (bx0 - LABEL / 2 - 4, y), chr(ord("A") + r), font(26, bold=True), TEXT)
+    py0 = bottom + 4
+    rounded_panel(d, (20, py0, W - 20, height - 16), fill=PANEL, radius=18)
+    x = 44
+    d.ellipse((x, py0 + 22, x + 36, py0 + 58), fill=KING, outline=INK, width=2)
+    text_center(d, (x + 18, py0 + 41), "K", font(22, bold=True), TEXT)
+    return img
+
+
+def draw(view: Any, names: Sequence[str] | None = None) -> Image.Image:
+    v = _as_view(view)
+    names = list(names or [])
+    names += [f"Player {chr(ord('A') + s)}" for s in range(len(names), v.players)]
+    rows, cols = v.rows, v.cols
+    bx0, by0, _, _, bottom = _layout(rows, cols)
     book = "Book: " + (", ".join(v.page_names) if v.page_names else "no pages yet")
     book_lines = wrap_text(book, font(22), W - 88)
     seats_rows = 1 + (v.players > 2)
-    height = int(by0 + box_h + margin + 130 + 48 * seats_rows + 30 * len(book_lines))
-    img = new_canvas(W, height, BG)
+    height = int(bottom + 130 + 48 * seats_rows + 30 * len(book_lines))
+    img = _backdrop(rows, cols, height).copy()
     d = ImageDraw.Draw(img)
 
-    # Title and pages.
-    text_left(d, (28, 40), "Save the Treasure of Fairy Tales", font(34, bold=True), TEXT)
+    # Pages and whose turn.
     badge(d, (W - 28, 40), f"Pages {len(v.pages)}/{v.total_pages}", font(30, bold=True), GOLD,
           align="right")
     status = _status(v, names)
@@ -380,11 +457,8 @@ def draw(view: Any, names: Sequence[str] | None = None) -> Image.Image:
     text_left(d, (28, 90), status, fnt, GREEN if v.result == "won" else
               ((0xFF, 0x8A, 0x80) if v.result == "lost" else MUTED))
 
-    # The garden wall (the box) and the king's path around it.
-    wall = (bx0 - LABEL - 8, by0 - LABEL - 8, bx0 + box_w + LABEL + 8, by0 + box_h + LABEL + 8)
-    ring = (wall[0] - RING / 2, wall[1] - RING / 2, wall[2] + RING / 2, wall[3] + RING / 2)
-    d.rounded_rectangle(ring, radius=40, outline=PATH, width=RING - 20)
-    d.rounded_rectangle(wall, radius=22, fill=(0x3E, 0x6B, 0x3A), outline=WOOD_DARK, width=8)
+    # The king's path around the garden wall (the wall is in the backdrop).
+    wall, ring = _walls(rows, cols)
 
     gate_row = ord(v.gate[0]) - ord("A")
     gate_col = int(v.gate[1:]) - 1
@@ -407,35 +481,18 @@ def draw(view: Any, names: Sequence[str] | None = None) -> Image.Image:
     text_center(d, (kx, ky + 3), "K", font(int(kr * 1.1), bold=True), TEXT)
     _crown(d, kx, ky - kr - 4, kr * .55)
 
-    # Row and column names.
-    for c in range(cols):
-        x = bx0 + c * (CELL + GAP) + CELL / 2
-        text_center(d, (x, by0 - LABEL / 2 - 4), str(c + 1), font(26, bold=True), TEXT)
-    for r in range(rows):
-        y = by0 + r * (CELL + GAP) + CELL / 2
-        text_center(d, (bx0 - LABEL / 2 - 4, y), chr(ord("A") + r), font(26, bold=True), TEXT)
-
     # The squares.
     for cell in v.cells:
         x = bx0 + cell.col * (CELL + GAP)
         y = by0 + cell.row * (CELL + GAP)
-        box = (x, y, x + CELL, y + CELL)
+        figures = tuple(cell.figures)
         if cell.meadow is not None:
-            _meadow(d, box, cell.meadow == "green")
+            face = _square(cell.meadow, None, 0, figures)
         elif cell.face is not None and cell.face.tale is not None:
-            draw_tale(d, box, cell.face.tale, cell.face.half)
+            face = _square(None, cell.face.tale, cell.face.half, figures)
         else:
-            _blank(d, box)
-        if cell.figures:
-            n = len(cell.figures)
-            rad = 30 if n == 1 else (24 if n == 2 else 20)
-            spots = {1: [(.5, .5)], 2: [(.3, .5), (.7, .5)], 3: [(.3, .32), (.7, .32), (.5, .7)],
-                     4: [(.3, .3), (.7, .3), (.3, .7), (.7, .7)]}[min(n, 4)]
-            for seat, (fx, fy) in zip(cell.figures, spots, strict=False):
-                cx, cy = x + fx * CELL, y + fy * CELL
-                d.ellipse((cx - rad - 5, cy - rad - 5, cx + rad + 5, cy + rad + 5),
-                          fill=(255, 255, 255))
-                owner_marker(d, owner_style(seat), (cx, cy), rad)
+            face = _square(None, None, 0, figures)
+        img.paste(face, (int(x), int(y)))
 
     # Apple tree and gate on their corners (outside the wall, on the path band).
     def corner_point(name: str) -> tuple[float, float]:
@@ -448,16 +505,13 @@ def draw(view: Any, names: Sequence[str] | None = None) -> Image.Image:
     _gate(d, gx + (-30 if gx > W / 2 else 30), gy + (-28 if gy > height / 2 else 28), 30)
 
     # Bottom panel: the king, the children, the book.
-    py0 = by0 + box_h + margin + 4
-    rounded_panel(d, (20, py0, W - 20, height - 16), fill=PANEL, radius=18)
+    py0 = bottom + 4  # the panel and the king's sign are in the backdrop
     left = v.path_length - v.king
     if v.king_walking:
         king_line = f"King: {v.king} of {v.path_length} steps walked, {left} to his crown"
     else:
         king_line = "King: waiting on his crown until the first page is found"
     x = 44
-    d.ellipse((x, py0 + 22, x + 36, py0 + 58), fill=KING, outline=INK, width=2)
-    text_center(d, (x + 18, py0 + 41), "K", font(22, bold=True), TEXT)
     text_left(d, (x + 50, py0 + 40), king_line, fit_font(king_line, W - 140, 26, bold=True),
               TEXT)
     y = py0 + 92
