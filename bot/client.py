@@ -117,10 +117,18 @@ class FabletopTree(app_commands.CommandTree):
 
     async def interaction_check(self, interaction: discord.Interaction) -> bool:
         """Every option must be of the type its command declares: a client may send
-        anything (a number for a text option, say), and a command must never see it."""
+        anything (a number for a text option, say), and a command must never see it.
+        Then a command whose answer is private is acknowledged privately at once."""
         problem = wrong_option(interaction)
         if problem is not None:
             raise app_commands.CheckFailure(problem)
+        command = interaction.command
+        if (interaction.type is discord.InteractionType.application_command
+                and isinstance(command, app_commands.Command)
+                and command.extras.get("answer") not in ("public", "at once")):
+            # Acknowledged before the command reads a table: a busy store or table lock
+            # must never eat Discord's 3 seconds (see bot.replies.PUBLIC_ANSWER).
+            await interaction.response.defer(ephemeral=True, thinking=True)
         return True
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.replies import display_name
+from bot.replies import display_name, private
 from bot.tables import NoTable, TableInfo, TableService, TableStatus, UserError
 from bot.ui.adapter import Choice, Menu
 from bot.ui.items import build_view
@@ -67,19 +67,21 @@ class LobbyClicks:
     async def handle(
         self, interaction: discord.Interaction, table_id: str, code: str
     ) -> None:
+        # Acknowledged before the table is read: a busy table's lock or a slow store
+        # read must not eat Discord's 3 seconds. Refusals follow privately; a change
+        # edits the lobby message itself (the deferred update's original).
+        await interaction.response.defer()
         try:
             info = await self.service.status(table_id)
         except NoTable:
-            await interaction.response.send_message(
-                "This table no longer exists.", ephemeral=True
-            )
+            await private(interaction, "This table no longer exists.")
             return
         if info.status is not TableStatus.LOBBY:
             text = {
                 TableStatus.PLAYING: "The game at this table has already started.",
                 TableStatus.FINISHED: "This game is over.",
             }.get(info.status, "This table was closed.")
-            await interaction.response.send_message(text, ephemeral=True)
+            await private(interaction, text)
             return
         user = interaction.user
         channel = info.channel_id
@@ -94,44 +96,35 @@ class LobbyClicks:
                 info = await self.service.add_ai(channel, user.id)
                 headline = "An AI player joined."
             elif code == START:
-                await self._start(interaction, channel)
+                await self._start(interaction, info)
                 return
             else:
-                await interaction.response.send_message(
-                    "That button is not known any more.", ephemeral=True
-                )
+                await private(interaction, "That button is not known any more.")
                 return
         except UserError as exc:  # TableError: who may do what, full tables...
-            await interaction.response.send_message(str(exc), ephemeral=True)
+            await private(interaction, str(exc))
             return
         if info.status is TableStatus.ABORTED:
             headline += " Nobody is left, so the table is closed."
             self.delivery.forget_lobby(table_id)
-        await interaction.response.edit_message(
-            content=lobby_text(info, headline),
-            view=self.view_for(info),
-            allowed_mentions=discord.AllowedMentions.none(),
-        )
+        with contextlib.suppress(discord.HTTPException):
+            await interaction.edit_original_response(
+                content=lobby_text(info, headline),
+                view=self.view_for(info),
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
 
-    async def _start(self, interaction: discord.Interaction, channel: int) -> None:
+    async def _start(self, interaction: discord.Interaction, info: TableInfo) -> None:
         from bot.delivery import CANNOT_POST
 
         # Checks first (host, enough players): a refusal is private and changes nothing.
-        try:
-            info = await self.service.status(channel)
-        except UserError as exc:
-            await interaction.response.send_message(str(exc), ephemeral=True)
-            return
         if info.host_id != interaction.user.id:
-            await interaction.response.send_message(
-                "Only the host of this table can start it.", ephemeral=True
-            )
+            await private(interaction, "Only the host of this table can start it.")
             return
-        await interaction.response.defer()
         try:
-            outbox = await self.service.start(channel, interaction.user.id)
+            outbox = await self.service.start(info.channel_id, interaction.user.id)
         except UserError as exc:
-            await interaction.followup.send(str(exc), ephemeral=True)
+            await private(interaction, str(exc))
             return
         self.delivery.expect(outbox)
         self.delivery.forget_lobby(info.id)  # this very message is being closed here
@@ -141,5 +134,4 @@ class LobbyClicks:
             )
         posted = await self.delivery.deliver(outbox, interaction=interaction)
         if not posted:
-            with contextlib.suppress(discord.HTTPException):
-                await interaction.followup.send(CANNOT_POST, ephemeral=True)
+            await private(interaction, CANNOT_POST)

@@ -14,11 +14,28 @@ from typing import Any
 
 import discord
 
-__all__ = ["INTERNAL_ERROR", "apology", "display_name", "log_fault", "private"]
+__all__ = [
+    "AT_ONCE",
+    "INTERNAL_ERROR",
+    "PUBLIC_ANSWER",
+    "acknowledge",
+    "apology",
+    "display_name",
+    "log_fault",
+    "private",
+]
 
 log = logging.getLogger("fabletop.errors")
 
 INTERNAL_ERROR = "Something went wrong on my side; nothing was changed. Please try again."
+
+# A slash command is acknowledged privately before it reads a table (the command tree
+# defers it: FabletopTree.interaction_check), unless its ``extras`` say otherwise:
+PUBLIC_ANSWER = {"answer": "public"}
+"""Its answer is a public message (a lobby change), so it answers itself: Discord fixes
+whether a deferred answer is public when it is deferred, and refusals must be private."""
+AT_ONCE = {"answer": "at once"}
+"""Its answer needs no table and no waiting (rules, help texts): it answers itself."""
 
 
 def log_fault(error: BaseException, what: str) -> str:
@@ -32,6 +49,13 @@ def apology(error: BaseException, what: str) -> str:
     """Log a fault of ours with a short reference, and the plain apology quoting it
     (the user sees no internal detail, the operator finds the traceback)."""
     return f"{INTERNAL_ERROR} (Reference {log_fault(error, what)}.)"
+
+
+async def acknowledge(interaction: discord.Interaction) -> None:
+    """Defer privately ("thinking"), unless the interaction was answered already (the
+    command tree defers private-answer commands before they run)."""
+    if not interaction.response.is_done():
+        await interaction.response.defer(ephemeral=True, thinking=True)
 
 
 async def private(interaction: discord.Interaction, text: str, **kwargs: Any) -> None:

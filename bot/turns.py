@@ -1,13 +1,15 @@
 """What happens when someone clicks a game button or select, or sends a text form.
 
 The first answer comes first: a code that opens a text form opens it at once (Discord
-takes a form only as the first answer), every other click is acknowledged before the
-table is read. Then one call to the service (:meth:`TableService.choose`) reads the
-table once, checks the click (an ended table, a button from an older version, a
-clicker without a seat or whose turn it is not), lets the game's UI adapter turn the
-code into an action or a follow-up menu, and plays the action with the version the
-button carries, so two quick clicks can never make two moves. The move is committed
-before anything is sent; delivery posts the news from the outbox alone.
+takes a form only as the first answer), every other click is acknowledged (a deferred
+update) before the table is read, and what it shows the clicker (a refusal, a
+follow-up menu, the hand) follows as a private message. Then one call to the service
+(:meth:`TableService.choose`) reads the table once, checks the click (an ended table,
+a button from an older version, a clicker without a seat or whose turn it is not),
+lets the game's UI adapter turn the code into an action or a follow-up menu, and plays
+the action with the version the button carries, so two quick clicks can never make
+two moves. The move is committed before anything is sent; delivery posts the news
+from the outbox alone.
 """
 
 from __future__ import annotations
@@ -97,6 +99,10 @@ class TurnController:
         if title is not None:
             await interaction.response.send_modal(TextForm(table_id, version, code, title))
             return
+        # Everything else is acknowledged now, before the table is read: waiting for a
+        # busy table's lock or a store read must never eat Discord's 3 seconds. A
+        # refusal, a follow-up menu or the hand then follows privately.
+        await interaction.response.defer()
         done: list[str | None] = [None]
 
         def decide(info: TableInfo, view: View, legal: list[Action]) -> Action | _Show:
@@ -109,13 +115,7 @@ class TurnController:
                 return resolution.action
             return _Show(resolution)
 
-        async def acknowledge() -> None:
-            # Before the commit and the pictures: a refusal or a menu answers at once,
-            # a move is acknowledged here (Discord allows 3 seconds for a first answer).
-            await interaction.response.defer()
-
-        result = await self.service.choose(table_id, interaction.user.id, version, decide,
-                                           before_move=acknowledge)
+        result = await self.service.choose(table_id, interaction.user.id, version, decide)
         if isinstance(result, _Show):
             await self._show(interaction, table_id, version, result)
             return
@@ -124,7 +124,6 @@ class TurnController:
     async def _show(self, interaction: discord.Interaction, table_id: str, version: int,
                     shown: _Show) -> None:
         if shown.hand:
-            await interaction.response.defer(ephemeral=True, thinking=True)
             snapshot = await self.service.seat_snapshot(table_id, interaction.user.id)
             await self.delivery.hands.send_ephemeral(interaction, snapshot)
             return

@@ -603,6 +603,22 @@ def only(sent: list[Sent], kind: str) -> Sent:
     return hits[0]
 
 
+def answer(sent: list[Sent]) -> Sent:
+    """What a person sees in answer to an interaction: the first response when it is a
+    message, an update or a form, else the one private follow-up after a deferral
+    (clicks are acknowledged before the table is read; a refusal or a menu follows),
+    or the clicked message's edit (a lobby change)."""
+    first = only(sent, "callback")
+    if first.response_type in (4, 7, 9):
+        return first
+    for kind in ("followup", "edit_original"):  # a private reply, else the edited message
+        hits = [s for s in sent if s.kind == kind]
+        if hits:
+            assert len(hits) == 1, sent
+            return hits[0]
+    raise AssertionError(f"no answer after the deferral: {sent}")
+
+
 def reply_text(sent: list[Sent]) -> str:
     """All text the interaction got back (callback + follow-ups)."""
     return "\n".join(s.content for s in sent if s.kind in ("callback", "followup"))

@@ -56,6 +56,7 @@ from tests.discord_fakes import (
     CHANNEL_ID,
     Harness,
     Sent,
+    answer,
     close_harness,
     make_harness,
     only,
@@ -441,7 +442,7 @@ def dm_payloads(h: Harness, user: int) -> list[dict[str, Any]]:
 async def test_table_new_confirms_the_options_with_the_chart_kind(h: Harness) -> None:
     sent = await h.slash("table new", ANN, uname="Ann", game="crossroads-inn",
                          options="kingdom=1+8 basic_tiles=random")
-    reply = only(sent, "callback").content
+    reply = answer(sent).content
     assert "#1 I wanna see you! + #8 This guy must be a collector" in reply
     assert "difficult and challenging" in reply and "placed at random" in reply
     await h.slash("table abort", ANN)
@@ -452,17 +453,17 @@ async def test_table_new_confirms_the_options_with_the_chart_kind(h: Harness) ->
 
 async def test_rules_kingdom_and_help(h: Harness) -> None:
     sent = await h.slash("rules", CAROL, game="crossroads-inn")
-    text = only(sent, "callback").content
+    text = answer(sent).content
     assert "Crossroads Inn" in text and "Guest Impression" in text and "/crossroads" in text
     sent = await h.slash("crossroads kingdom", CAROL)
-    text = only(sent, "callback").content
+    text = answer(sent).content
     assert "The ten Kingdom Cards" in text and "Interesting and simple" in text
     assert "1+5" in text and "Difficult" in text
     sent = await h.slash("crossroads help", CAROL)
-    assert "Take back" in only(sent, "callback").content
+    assert "Take back" in answer(sent).content
     await open_table(h)
     sent = await h.slash("crossroads kingdom", CAROL)
-    text = only(sent, "callback").content
+    text = answer(sent).content
     assert "In play at this table" in text and "#5 Make some room!" in text
     assert "interesting and simple" in text
 

@@ -24,6 +24,7 @@ from tests.discord_fakes import (
     CHANNEL_ID,
     Harness,
     Sent,
+    answer,
     close_harness,
     make_harness,
     only,
@@ -74,7 +75,7 @@ async def play(h: Harness, slot: int | None = None, column: int | None = None) -
         return await h.click(button(prompt, pending[0])["custom_id"], mover, prompt)
     enabled = [b for b in prompt.buttons() if not b.get("disabled")]
     chosen = enabled[-1] if slot is None else button(prompt, f"s{slot}")
-    menu = only(await h.click(chosen["custom_id"], mover, prompt), "callback")
+    menu = answer(await h.click(chosen["custom_id"], mover, prompt))
     col_ids = menu.custom_ids
     wanted = [c for c in col_ids if column is not None and c.endswith(f"c{column}")]
     return await h.click((wanted or col_ids)[0], mover, menu)
@@ -129,8 +130,9 @@ async def test_slot_then_column_plays_the_move(h: Harness) -> None:
         pytest.skip("no plain free guest this seed")
 
     sent = await h.click(button(prompt, f"s{free_slot.slot}")["custom_id"], mover, prompt)
-    menu = only(sent, "callback")
-    assert menu.response_type == 4 and menu.ephemeral
+    assert only(sent, "callback").response_type == 6  # acknowledged before the table is read
+    menu = answer(sent)
+    assert menu.ephemeral
     assert free_slot.name in menu.content
     assert codes(menu) == [f"d{free_slot.slot}c{c}" for c in range(1, 8)]
     assert not h.fake.channel_messages()[1:]  # nothing public yet
@@ -170,7 +172,7 @@ async def test_full_columns_are_not_offered(h: Harness) -> None:
     mover = info.to_act_users[0]
     prompt = h.fake.last_prompt()
     enabled = next(b for b in prompt.buttons() if not b.get("disabled"))
-    menu = only(await h.click(enabled["custom_id"], mover, prompt), "callback")
+    menu = answer(await h.click(enabled["custom_id"], mover, prompt))
     open_columns = [c + 1 for c, col in enumerate(view.grid) if len(col) < 6]
     assert 1 not in open_columns
     assert [c.split("c")[-1] for c in codes(menu)] == [str(c) for c in open_columns]
@@ -183,9 +185,9 @@ async def test_foreign_click_is_refused_privately(h: Harness) -> None:
     info = await started(h)
     prompt = h.fake.last_prompt()
     sent = await h.click(prompt.custom_ids[-1], CAROL, prompt)
-    reply = only(sent, "callback")
+    reply = answer(sent)
     assert reply.ephemeral and "do not have a seat" in reply.content
-    assert len(sent) == 1
+    assert [s.kind for s in sent] == ["callback", "followup"]  # nothing else was sent
     assert (await h.service.status(info.id)).version == 0
 
 
@@ -194,11 +196,11 @@ async def test_not_your_turn_click_is_refused_privately(h: Harness) -> None:
     waiting = other(info, info.to_act_users[0])
     prompt = h.fake.last_prompt()
     sent = await h.click(prompt.custom_ids[-1], waiting, prompt)
-    reply = only(sent, "callback")
+    reply = answer(sent)
     assert reply.ephemeral and "not your turn" in reply.content
     # even a hand-made column click cannot move for the waiting player
     forged = ButtonId(info.id, 0, "d3c1").custom_id
-    reply = only(await h.click(forged, waiting, prompt), "callback")
+    reply = answer(await h.click(forged, waiting, prompt))
     assert reply.ephemeral and "not your turn" in reply.content
     assert (await h.service.status(info.id)).version == 0
 
@@ -208,17 +210,17 @@ async def test_stale_clicks_change_nothing(h: Harness) -> None:
     mover = info.to_act_users[0]
     old_prompt = h.fake.last_prompt()
     enabled = next(b for b in old_prompt.buttons() if not b.get("disabled"))
-    old_menu = only(await h.click(enabled["custom_id"], mover, old_prompt), "callback")
+    old_menu = answer(await h.click(enabled["custom_id"], mover, old_prompt))
     await play(h)
     assert (await h.service.status(info.id)).version == 1
     before = len(h.fake.channel_messages())
     # the column menu of the first turn, clicked by the same player
     sent = await h.click(old_menu.custom_ids[0], mover, old_menu)
-    reply = only(sent, "callback")
+    reply = answer(sent)
     assert reply.ephemeral and "older turn" in reply.content
     # the old public prompt, clicked by the player whose turn it now is
     sent = await h.click(enabled["custom_id"], other(info, mover), old_prompt)
-    assert "older turn" in only(sent, "callback").content
+    assert "older turn" in answer(sent).content
     assert (await h.service.status(info.id)).version == 1
     assert len(h.fake.channel_messages()) == before
 
@@ -228,7 +230,7 @@ async def test_double_click_makes_one_move(h: Harness) -> None:
     mover = info.to_act_users[0]
     prompt = h.fake.last_prompt()
     enabled = next(b for b in prompt.buttons() if not b.get("disabled"))
-    menu = only(await h.click(enabled["custom_id"], mover, prompt), "callback")
+    menu = answer(await h.click(enabled["custom_id"], mover, prompt))
     first = h.fake.click_payload(menu.custom_ids[0], user_id=mover, message=menu)
     second = h.fake.click_payload(menu.custom_ids[0], user_id=mover, message=menu)
     h.bot._connection.parse_interaction_create(first)
@@ -252,7 +254,7 @@ async def test_unaffordable_slot_explains_the_cost(h: Harness) -> None:
     if pricey is None:  # pragma: no cover - the starter has 1 gold, slot 1 costs 2
         pytest.skip("every slot affordable")
     forged = ButtonId(info.id, 0, f"s{pricey.slot}").custom_id
-    reply = only(await h.click(forged, mover, h.fake.last_prompt()), "callback")
+    reply = answer(await h.click(forged, mover, h.fake.last_prompt()))
     assert reply.ephemeral
     assert f"You have {gold} gold; slot {pricey.slot} costs {pricey.cost}" in reply.content
 
@@ -261,10 +263,10 @@ async def test_garbage_code_is_refused(h: Harness) -> None:
     info = await started(h)
     mover = info.to_act_users[0]
     forged = ButtonId(info.id, 0, "zz9").custom_id
-    reply = only(await h.click(forged, mover, h.fake.last_prompt()), "callback")
+    reply = answer(await h.click(forged, mover, h.fake.last_prompt()))
     assert reply.ephemeral and "not available" in reply.content
     missing = ButtonId("nosuchtable", 0, "s1").custom_id
-    reply = only(await h.click(missing, mover, h.fake.last_prompt()), "callback")
+    reply = answer(await h.click(missing, mover, h.fake.last_prompt()))
     assert reply.ephemeral and "no longer exists" in reply.content
 
 
@@ -349,7 +351,7 @@ async def test_buttons_keep_working_after_a_restart(tmp_path: Path) -> None:
     h2 = await make_harness(db)  # a new process: new bot, new service, same file
     try:
         enabled = next(b for b in prompt.buttons() if not b.get("disabled"))
-        menu = only(await h2.click(enabled["custom_id"], mover, prompt), "callback")
+        menu = answer(await h2.click(enabled["custom_id"], mover, prompt))
         assert menu.ephemeral and menu.custom_ids
         sent = await h2.click(menu.custom_ids[0], mover, menu)
         assert only(sent, "callback").response_type == 6
@@ -363,7 +365,7 @@ async def test_inn_board_reposts_with_fresh_buttons(h: Harness) -> None:
     info = await started(h)
     old = h.fake.last_prompt()
     sent = await h.slash("inn board", CAROL)
-    assert only(sent, "callback").ephemeral
+    assert answer(sent).ephemeral
     board = only(sent, "channel_message")
     assert board.files and board.files[0][0] == "board.png"
     assert codes(board) == codes(old)
@@ -376,19 +378,19 @@ async def test_inn_board_reposts_with_fresh_buttons(h: Harness) -> None:
 async def test_inn_help_lists_the_characters_at_the_table(h: Harness) -> None:
     info = await started(h)
     view = await h.service.public_view(info.id)
-    reply = only(await h.slash("inn help", CAROL), "callback")
+    reply = answer(await h.slash("inn help", CAROL))
     assert reply.ephemeral
     for c in view.characters:
         assert c.name in reply.content
-    reply = only(await h.slash("inn help", CAROL, channel_id=CHANNEL_ID + 1), "callback")
+    reply = answer(await h.slash("inn help", CAROL, channel_id=CHANNEL_ID + 1))
     assert "5 of these 8" in reply.content
 
 
 async def test_inn_board_needs_an_inn_game(h: Harness) -> None:
-    reply = only(await h.slash("inn board", ANN), "callback")
+    reply = answer(await h.slash("inn board", ANN))
     assert reply.ephemeral and "no table" in reply.content.lower()
     await h.slash("table new", ANN, uname="Ann", game="fairy-tale-inn")
-    reply = only(await h.slash("inn board", ANN), "callback")
+    reply = answer(await h.slash("inn board", ANN))
     assert "not started" in reply.content
 
 
@@ -479,7 +481,7 @@ async def test_missing_channel_permissions_are_reported(h: Harness) -> None:
     h.fake.fail_channel_posts = True
     mover = info.to_act_users[0]
     enabled = next(b for b in prompt.buttons() if not b.get("disabled"))
-    menu = only(await h.click(enabled["custom_id"], mover, prompt), "callback")
+    menu = answer(await h.click(enabled["custom_id"], mover, prompt))
     sent = await h.click(menu.custom_ids[0], mover, menu)
     warning = only(sent, "followup")
     assert warning.ephemeral and "could not post" in warning.content
@@ -493,7 +495,7 @@ async def test_a_failed_announcement_does_not_deny_the_move(
     mover = info.to_act_users[0]
     prompt = h.fake.last_prompt()
     enabled = next(b for b in prompt.buttons() if not b.get("disabled"))
-    menu = only(await h.click(enabled["custom_id"], mover, prompt), "callback")
+    menu = answer(await h.click(enabled["custom_id"], mover, prompt))
 
     async def broken(*_: Any, **__: Any) -> Any:
         raise RuntimeError("renderer exploded")

@@ -21,6 +21,7 @@ from tests.discord_fakes import (
     OWNER_ID,
     PNG,
     Harness,
+    answer,
     close_harness,
     make_harness,
     only,
@@ -62,14 +63,14 @@ async def test_game_can_be_typed_by_name(h: Harness) -> None:
 async def test_second_table_in_channel_is_refused_privately(h: Harness) -> None:
     await open_table(h)
     sent = await h.slash("table new", BOB, uname="Bob", game="fairy-tale-inn")
-    reply = only(sent, "callback")
+    reply = answer(sent)
     assert reply.ephemeral
     assert "already has a table" in reply.content
 
 
 async def test_unknown_game_is_refused_with_the_list(h: Harness) -> None:
     sent = await h.slash("table new", ANN, game="chess")
-    reply = only(sent, "callback")
+    reply = answer(sent)
     assert reply.ephemeral
     assert "chess" in reply.content and "Fairy Tale Inn" in reply.content
     assert not h.fake.channel_messages()
@@ -77,7 +78,7 @@ async def test_unknown_game_is_refused_with_the_list(h: Harness) -> None:
 
 async def test_bad_options_are_refused(h: Harness) -> None:
     sent = await h.slash("table new", ANN, game="fairy-tale-inn", options="!!!")
-    reply = only(sent, "callback")
+    reply = answer(sent)
     assert reply.ephemeral and "options" in reply.content
 
 
@@ -98,15 +99,15 @@ async def test_level_autocomplete_follows_the_channel_game(h: Harness) -> None:
 async def test_join_leave_and_status(h: Harness) -> None:
     await open_table(h)
     sent = await h.slash("table join", BOB, uname="Bob")
-    assert "Bob sat down" in only(sent, "callback").content
+    assert "Bob sat down" in answer(sent).content
     sent = await h.slash("table join", BOB, uname="Bob")
-    reply = only(sent, "callback")
+    reply = answer(sent)
     assert reply.ephemeral and "already" in reply.content
     sent = await h.slash("table status", CAROL)
-    status = only(sent, "callback")
+    status = answer(sent)
     assert status.ephemeral and "Ann" in status.content and "Bob" in status.content
     sent = await h.slash("table leave", BOB, uname="Bob")
-    assert "Bob" in only(sent, "callback").content
+    assert "Bob" in answer(sent).content
     assert [s.user_id for s in (await h.service.status(CHANNEL_ID)).seats] == [ANN]
 
 
@@ -153,9 +154,9 @@ async def test_start_defers_then_posts_board_and_buttons(h: Harness) -> None:
 async def test_addbot_and_ai_moves_arrive_in_the_channel(h: Harness) -> None:
     await open_table(h)
     sent = await h.slash("table addbot", ANN, level="random")
-    assert "AI" in only(sent, "callback").content
+    assert "AI" in answer(sent).content
     sent = await h.slash("table addbot", BOB, level="random")
-    assert only(sent, "callback").ephemeral  # not the host (or table full)
+    assert answer(sent).ephemeral  # not the host (or table full)
     await h.slash("table start", ANN)
     await h.service.wait_idle()
     await h.fake.settle()
@@ -175,7 +176,7 @@ async def test_abort_by_host_or_manage_channels(h: Harness) -> None:
     assert any(s.kind == "followup" and s.ephemeral for s in sent)
     assert await h.service.tables_of_user(ANN) == []  # no live table left
     sent = await h.slash("table status", ANN)
-    assert "no table" in only(sent, "callback").content.lower()
+    assert "no table" in answer(sent).content.lower()
 
 
 async def test_handover_gives_a_seat_to_a_member(h: Harness) -> None:
@@ -195,7 +196,7 @@ async def test_handover_gives_a_seat_to_a_member(h: Harness) -> None:
 async def test_handover_refuses_member_and_level_together(h: Harness) -> None:
     await open_table(h)
     sent = await h.slash("table handover", ANN, seat=1, member=(CAROL, "Carol"), level="random")
-    reply = only(sent, "callback")
+    reply = answer(sent)
     assert reply.ephemeral and "not both" in reply.content
 
 
@@ -204,7 +205,7 @@ async def test_log_is_private(h: Harness) -> None:
     await h.slash("table join", BOB, uname="Bob")
     await h.slash("table start", ANN)
     sent = await h.slash("table log", CAROL)
-    assert only(sent, "callback").ephemeral
+    assert answer(sent).ephemeral
 
 
 # --------------------------------------------------------------------------- /hand /rules /help
@@ -228,31 +229,31 @@ async def test_hand_is_ephemeral_with_picture_and_turn_buttons(h: Harness) -> No
 
 async def test_hand_without_a_seat(h: Harness) -> None:
     sent = await h.slash("hand", CAROL)
-    reply = only(sent, "callback")
+    reply = answer(sent)
     assert reply.ephemeral and "no seat" in reply.content
 
 
 async def test_rules_from_data(h: Harness) -> None:
     sent = await h.slash("rules", ANN, game="fairy-tale-inn")
-    reply = only(sent, "callback")
+    reply = answer(sent)
     assert reply.ephemeral
     assert "Fairy Tale Inn" in reply.content and "three columns" in reply.content
     assert "rulebook" in reply.content.lower()
     sent = await h.slash("rules", ANN, game="nonsense")
-    assert "no rules summary" in only(sent, "callback").content
+    assert "no rules summary" in answer(sent).content
 
 
 async def test_help_lists_every_public_command(h: Harness) -> None:
     sent = await h.slash("help", ANN)
-    reply = only(sent, "callback")
+    reply = answer(sent)
     assert reply.ephemeral and len(reply.content) < 2000
     for name in ("/table new", "/table join", "/table start", "/table addbot",
                  "/table handover", "/hand", "/rules", "/inn"):
         assert name in reply.content, name
     assert "/admin" not in reply.content
-    reply = only(await h.slash("help", ANN, command="inn"), "callback")
+    reply = answer(await h.slash("help", ANN, command="inn"))
     assert "/inn board" in reply.content and "/inn help" in reply.content
-    reply = only(await h.slash("help", ANN, command="admin"), "callback")
+    reply = answer(await h.slash("help", ANN, command="admin"))
     assert "no command group" in reply.content
     sent = await h.autocomplete("help", ANN, "command", command="")
     values = [c["value"] for c in sent.payload["data"]["choices"]]
@@ -268,7 +269,7 @@ async def test_unexpected_errors_become_a_private_apology(h: Harness, monkeypatc
 
     monkeypatch.setattr(h.service, "status", boom)
     sent = await h.slash("table status", ANN)
-    reply = only(sent, "callback")
+    reply = answer(sent)
     # A plain apology with a short reference for the operator's log, nothing internal.
     assert reply.ephemeral and reply.content.startswith(INTERNAL_ERROR)
     assert "(Reference " in reply.content
@@ -277,7 +278,7 @@ async def test_unexpected_errors_become_a_private_apology(h: Harness, monkeypatc
 
 async def test_admin_sync_is_owner_only(h: Harness) -> None:
     sent = await h.slash("admin sync", ANN)
-    reply = only(sent, "callback")
+    reply = answer(sent)
     assert reply.ephemeral and "owner" in reply.content.lower()
     assert not [s for s in h.fake.sent if s.kind == "sync"]
     sent = await h.slash("admin sync", OWNER_ID, scope="here")
@@ -297,7 +298,7 @@ async def test_no_commands_are_synced_on_start(h: Harness) -> None:
 
 async def test_lobby_buttons_join_add_ai_and_start(h: Harness) -> None:
     sent = await h.slash("table new", ANN, uname="Ann", game="fairy-tale-inn")
-    lobby = only(sent, "callback")
+    lobby = answer(sent)
     info = await h.service.status(CHANNEL_ID)
     assert lobby.custom_ids == [f"ft:{info.id}:0:lobby.{c}" for c in ("join", "leave", "ai",
                                                                      "start")]
@@ -305,15 +306,15 @@ async def test_lobby_buttons_join_add_ai_and_start(h: Harness) -> None:
     assert start.get("disabled")  # one player is not enough yet
 
     sent = await h.click(f"ft:{info.id}:0:lobby.join", BOB, lobby, uname="Bob")
-    update = only(sent, "callback")
-    assert update.response_type == 7  # the lobby message is updated in place
+    assert only(sent, "callback").response_type == 6  # acknowledged before the table is read
+    update = only(sent, "edit_original")  # then the lobby message is updated in place
     assert "Bob sat down" in update.content and "Bob" in update.content
     assert [s.user_id for s in (await h.service.status(CHANNEL_ID)).seats] == [ANN, BOB]
     join = next(b for b in update.buttons() if b["custom_id"].endswith("join"))
     assert join.get("disabled")  # the table is full
 
     # only the host starts; a refusal is private and changes nothing
-    reply = only(await h.click(f"ft:{info.id}:0:lobby.start", BOB, update), "callback")
+    reply = answer(await h.click(f"ft:{info.id}:0:lobby.start", BOB, update))
     assert reply.ephemeral and "host" in reply.content
     sent = await h.click(f"ft:{info.id}:0:lobby.start", ANN, update)
     assert only(sent, "callback").response_type == 6
@@ -321,22 +322,22 @@ async def test_lobby_buttons_join_add_ai_and_start(h: Harness) -> None:
     board = only(sent, "channel_message")
     assert board.custom_ids and all(c.startswith(f"ft:{info.id}:0:s") for c in board.custom_ids)
     # an old lobby button after the start
-    reply = only(await h.click(f"ft:{info.id}:0:lobby.join", CAROL, update), "callback")
+    reply = answer(await h.click(f"ft:{info.id}:0:lobby.join", CAROL, update))
     assert reply.ephemeral and "already started" in reply.content
 
 
 async def test_lobby_buttons_refuse_privately(h: Harness) -> None:
-    lobby = only(await h.slash("table new", ANN, uname="Ann", game="fairy-tale-inn"), "callback")
+    lobby = answer(await h.slash("table new", ANN, uname="Ann", game="fairy-tale-inn"))
     info = await h.service.status(CHANNEL_ID)
-    reply = only(await h.click(f"ft:{info.id}:0:lobby.ai", BOB, lobby), "callback")
+    reply = answer(await h.click(f"ft:{info.id}:0:lobby.ai", BOB, lobby))
     assert reply.ephemeral and "host" in reply.content
-    reply = only(await h.click(f"ft:{info.id}:0:lobby.join", ANN, lobby), "callback")
+    reply = answer(await h.click(f"ft:{info.id}:0:lobby.join", ANN, lobby))
     assert reply.ephemeral and "already" in reply.content
     sent = await h.click(f"ft:{info.id}:0:lobby.ai", ANN, lobby)
-    assert "AI player joined" in only(sent, "callback").content
+    assert "AI player joined" in answer(sent).content
     sent = await h.click(f"ft:{info.id}:0:lobby.leave", ANN, lobby)
-    assert "closed" in only(sent, "callback").content  # only an AI was left
-    reply = only(await h.click(f"ft:{info.id}:0:lobby.join", BOB, lobby), "callback")
+    assert "closed" in answer(sent).content  # only an AI was left
+    reply = answer(await h.click(f"ft:{info.id}:0:lobby.join", BOB, lobby))
     assert reply.ephemeral and "closed" in reply.content
 
 
@@ -373,5 +374,5 @@ async def test_game_options_reach_the_table(h: Harness) -> None:
     assert (await h.service.status(CHANNEL_ID)).options.get("variant") is True
     await h.slash("table abort", ANN)
     sent = await h.slash("table new", ANN, game="treasure", options="colour=blue")
-    reply = only(sent, "callback")
+    reply = answer(sent)
     assert reply.ephemeral and "option" in reply.content.lower()

@@ -33,6 +33,7 @@ from tests.discord_fakes import (
     CHANNEL_ID,
     Harness,
     Sent,
+    answer,
     close_harness,
     make_harness,
     only,
@@ -257,10 +258,10 @@ async def test_the_buttons_of_the_turn_message_play_the_move(h: Harness) -> None
 async def test_table_new_confirms_the_gift(h: Harness) -> None:
     sent = await h.slash("table new", ANN, uname="Ann", game="pocket",
                          options="special='Seven-League Boots'")
-    assert "gift: the Seven-League Boots" in only(sent, "callback").content
+    assert "gift: the Seven-League Boots" in answer(sent).content
     await h.slash("table abort", ANN)
     sent = await h.slash("table new", ANN, uname="Ann", game="pocket")
-    assert "chosen at random" in only(sent, "callback").content
+    assert "chosen at random" in answer(sent).content
     await h.slash("table abort", ANN)
     sent = await h.slash("table new", ANN, uname="Ann", game="pocket", options="special=sword")
     assert "not one of random" in reply_text(sent) and all(s.ephemeral for s in sent)
@@ -271,15 +272,15 @@ async def test_table_new_confirms_the_gift(h: Harness) -> None:
 
 async def test_help_board_and_rules(h: Harness) -> None:
     sent = await h.slash("pocket help", CAROL)
-    reply = only(sent, "callback")
+    reply = answer(sent)
     assert reply.ephemeral and "/pocket hint" in reply.content
     assert all(i.name in reply.content for i in C.items) and len(reply.content) <= 2000
     sent = await h.slash("rules", CAROL, game="pocket")
-    text = only(sent, "callback").content
+    text = answer(sent).content
     assert "Fairy Tale in My Pocket" in text and "Castle" in text and "/pocket hint" in text
     await open_table(h)
     sent = await h.slash("pocket help", CAROL)
-    assert "**This table:** High sun" in only(sent, "callback").content
+    assert "**This table:** High sun" in answer(sent).content
     sent = await h.slash("pocket board", BOB)
     assert any(s.kind == "channel_message" and s.custom_ids for s in sent)
     assert only(sent, "followup").ephemeral

@@ -19,6 +19,7 @@ from tests.discord_fakes import (
     CAROL,
     CHANNEL_ID,
     Harness,
+    answer,
     close_harness,
     make_harness,
     only,
@@ -132,7 +133,7 @@ async def h(tmp_path: Path) -> AsyncIterator[Harness]:
 
 async def start_table(h: Harness) -> None:
     sent = await h.slash("table new", ANN, uname="Ann", game="treasure")
-    assert not only(sent, "callback").ephemeral
+    assert not answer(sent).ephemeral
     await h.slash("table join", BOB, uname="Bob")
     await h.slash("table start", ANN)
 
@@ -159,12 +160,12 @@ async def test_a_slide_by_two_clicks(h: Harness) -> None:
     tile = board.custom_ids[0]
     # someone else clicking is told whose turn it is, privately
     sent = await h.click(tile, other, message=board)
-    assert "not your turn" in reply_text(sent) and all(s.ephemeral for s in sent)
+    assert "not your turn" in reply_text(sent) and answer(sent).ephemeral
     sent = await h.click(tile, CAROL, message=board)
     assert "do not have a seat" in reply_text(sent)
     # the mover gets the directions privately
     sent = await h.click(tile, mover, message=board)
-    menu = only(sent, "callback")
+    menu = answer(sent)
     assert menu.ephemeral and "Which way" in menu.content and menu.custom_ids
     sent = await h.click(menu.custom_ids[0], mover, message=menu)
     await h.service.wait_idle()
@@ -180,11 +181,11 @@ async def test_a_slide_by_two_clicks(h: Harness) -> None:
 
 async def test_treasure_help_and_board(h: Harness) -> None:
     sent = await h.slash("treasure help", CAROL)
-    reply = only(sent, "callback")
+    reply = answer(sent)
     assert reply.ephemeral and "Stop sliding" in reply.content and "Cinderella" in reply.content
     await start_table(h)
     sent = await h.slash("treasure help", CAROL)
-    assert "0/12 pages" in only(sent, "callback").content
+    assert "0/12 pages" in answer(sent).content
     sent = await h.slash("treasure board", BOB)
     assert any(s.kind == "channel_message" and s.custom_ids for s in sent)
     assert only(sent, "followup").ephemeral

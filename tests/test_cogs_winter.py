@@ -26,6 +26,7 @@ from tests.discord_fakes import (
     CHANNEL_ID,
     Harness,
     Sent,
+    answer,
     close_harness,
     make_harness,
     reply_text,
@@ -243,7 +244,7 @@ async def test_dm_click_finds_its_table_and_the_hand_message_is_edited(h: Harnes
     option = select["options"][0]["value"]
     sent = await h.fake.dispatch(h.bot, dm_click_payload(
         h, user, select["custom_id"], mid, payload["components"], values=[option]))
-    menu = next(s for s in sent if s.kind == "callback")
+    menu = answer(sent)
     assert menu.ephemeral and menu.custom_ids  # the follow-up choice, privately
     before = (await info(h)).version
     cid, values = first_choice(menu.components)

@@ -18,6 +18,7 @@ from tests.discord_fakes import (
     CAROL,
     CHANNEL_ID,
     Harness,
+    answer,
     close_harness,
     make_harness,
     only,
@@ -71,11 +72,11 @@ async def test_long_input_gets_an_answer_that_fits(h: Harness) -> None:
     for name, options in (("table new", {"game": HUGE}), ("rules", {"game": HUGE}),
                           ("help", {"command": HUGE})):
         sent = await h.slash(name, ANN, **options)
-        reply = only(sent, "callback")
+        reply = answer(sent)
         assert reply.ephemeral and 0 < len(reply.content) <= 2000, name
         assert HUGE not in reply.content
     await h.slash("table new", ANN, uname="Ann", game="fairy-tale-inn")
-    reply = only(await h.slash("table addbot", ANN, level=HUGE), "callback")
+    reply = answer(await h.slash("table addbot", ANN, level=HUGE))
     assert len(reply.content) <= 2000 and "no AI level" in reply.content
     reply = only(await h.slash("table new", BOB, game="fairy-tale-inn", options=f"a={HUGE}"),
                  "callback")
@@ -98,7 +99,7 @@ async def test_a_malformed_custom_id_is_answered_and_changes_nothing(
         {"type": 1, "components": [{"type": 2, "style": 2, "label": "?",
                                     "custom_id": custom_id}]}]})
     sent = await h.fake.dispatch(h.bot, payload)
-    reply = only(sent, "callback")
+    reply = answer(sent)
     assert reply.ephemeral and "do not understand" in reply.content
     assert (await h.service.status(CHANNEL_ID)).version == before.version
 

@@ -26,6 +26,7 @@ from tests.discord_fakes import (
     CHANNEL_ID,
     Harness,
     Sent,
+    answer,
     close_harness,
     make_harness,
     only,
@@ -58,7 +59,7 @@ async def take_turn(h: Harness, choice: int = 0) -> tuple[int, list[Sent]]:
     info = await h.service.status(CHANNEL_ID)
     mover = info.to_act_users[0]
     prompt = h.fake.last_prompt()
-    menu = only(await h.click(prompt.custom_ids[0], mover, prompt), "callback")
+    menu = answer(await h.click(prompt.custom_ids[0], mover, prompt))
     assert menu.ephemeral
     code = f"a{choice}"
     if menu.custom_ids[0].startswith("fs:"):  # a select: the option value is the code
@@ -81,7 +82,7 @@ async def test_generic_game_offers_one_take_your_turn_button(h: Harness) -> None
     assert prompt.custom_ids == [f"ft:{info.id}:0:turn"]
     assert prompt.buttons()[0]["label"] == "Take your turn"
     # someone else's click: refused privately
-    reply = only(await h.click(prompt.custom_ids[0], CAROL, prompt), "callback")
+    reply = answer(await h.click(prompt.custom_ids[0], CAROL, prompt))
     assert reply.ephemeral and "do not have a seat" in reply.content
     mover, sent = await take_turn(h, choice=1)
     assert only(sent, "callback").response_type == 6
@@ -94,7 +95,7 @@ async def test_generic_menu_lists_the_legal_actions_privately(h: Harness) -> Non
     info = await toy_table(h)
     mover = info.to_act_users[0]
     prompt = h.fake.last_prompt()
-    menu = only(await h.click(prompt.custom_ids[0], mover, prompt), "callback")
+    menu = answer(await h.click(prompt.custom_ids[0], mover, prompt))
     assert menu.ephemeral
     labels = [b["label"] for b in menu.buttons()]
     legal = await h.service.legal_actions(info.id, mover)
@@ -222,7 +223,7 @@ async def test_an_instant_ai_answer_never_overtakes_the_move(tmp_path: Path) -> 
             codes = [ButtonId.parse(c).code for c in prompt.custom_ids]
             if codes[0].startswith("s"):
                 enabled = next(b for b in prompt.buttons() if not b.get("disabled"))
-                menu = only(await h.click(enabled["custom_id"], ANN, prompt), "callback")
+                menu = answer(await h.click(enabled["custom_id"], ANN, prompt))
                 await h.click(menu.custom_ids[0], ANN, menu)
             else:
                 await h.click(prompt.custom_ids[-1], ANN, prompt)
@@ -253,7 +254,7 @@ async def test_select_menus_play_like_buttons(h: Harness) -> None:
     assert "took 2 stone" in h.fake.channel_messages()[-1].content
     # a stale select answers like a stale button
     sent = await h.click(select_id, mover, h.fake.last_prompt(), values=["a0"])
-    assert "older turn" in only(sent, "callback").content
+    assert "older turn" in answer(sent).content
 
 
 def test_menus_and_ids_validate() -> None:

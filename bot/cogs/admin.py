@@ -8,6 +8,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.replies import acknowledge
+
 if TYPE_CHECKING:
     from bot.client import FabletopBot
 
@@ -35,7 +37,7 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Bot owner 
     async def sync(
         self, interaction: discord.Interaction, scope: Literal["here", "global"] = "here"
     ) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await acknowledge(interaction)
         guild_id = interaction.guild_id if scope == "here" else None
         if scope == "here" and guild_id is None:
             raise ValueError("There is no server here; use scope:global.")

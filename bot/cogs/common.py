@@ -12,7 +12,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.delivery import CANNOT_POST
-from bot.replies import display_name
+from bot.replies import acknowledge, display_name, private
 from bot.tables import NoTable, TableInfo, TableService, TableStatus, UserError
 from bot.ui.texts import quote
 
@@ -73,7 +73,7 @@ async def repost_board(interaction: discord.Interaction, info: TableInfo, *,
                        failed: str = CANNOT_POST) -> None:
     """Post ``info``'s board again with fresh buttons (a game's ``board`` command) and tell
     the caller privately whether it could be posted (``failed`` if not)."""
-    await interaction.response.defer(ephemeral=True, thinking=True)
+    await acknowledge(interaction)
     snapshot = await service_of(interaction).table_snapshot(info.id)
     sent = await delivery_of(interaction).post_board(snapshot) if snapshot is not None else None
     await interaction.followup.send("Here it is." if sent is not None else failed,
@@ -116,8 +116,7 @@ class GameCommands(commands.GroupCog):
                 view = await service_of(interaction).public_view(info.id)
         except UserError:
             info, view = None, None
-        await interaction.response.send_message(self.help_text(info, view)[:2000],
-                                                ephemeral=True)
+        await private(interaction, self.help_text(info, view))
 
 
 _OPTION = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s,;]+)")

@@ -22,6 +22,7 @@ import discord
 from discord import app_commands
 
 from bot.cogs.common import GameCommands, delivery_of, service_of
+from bot.replies import acknowledge, private
 from bot.tables import TableInfo, TableStatus, UserError
 from bot.ui.games.crossroads_inn import (
     KIND_WORDS,
@@ -141,7 +142,7 @@ class Crossroads(GameCommands, name="crossroads", group_name="crossroads",
             raise UserError("Name the inn by player or by seat, not both.")
         view = await service_of(interaction).public_view(info.id)
         index = self._seat_index(info, view, interaction.user.id, player, seat)
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await acknowledge(interaction)
         names = [s.name for s in sorted(info.seats, key=lambda s: s.index)]
         png = await self._render_inn(interaction, view, names, index)
         name = names[index]
@@ -204,7 +205,7 @@ class Crossroads(GameCommands, name="crossroads", group_name="crossroads",
                 chosen = str(info.options.get("kingdom", "none"))
                 if "+" in chosen:
                     numbers = [int(x) for x in chosen.split("+")]
-        await interaction.response.send_message(kingdom_text(numbers), ephemeral=True)
+        await private(interaction, kingdom_text(numbers))
 
 
 async def setup(bot: FabletopBot) -> None:

@@ -19,7 +19,7 @@ from discord.ext import commands
 from bot.cogs.common import delivery_of, display_name, parse_options, service_of
 from bot.delivery import CANNOT_POST
 from bot.lobby_clicks import lobby_text, lobby_view
-from bot.replies import log_fault
+from bot.replies import AT_ONCE, PUBLIC_ANSWER, acknowledge, log_fault, private
 from bot.tables import NoTable, TableInfo, TableService, TableStatus, UnknownGame, UserError
 from bot.turns import ANNOUNCE_FAILED
 from bot.ui.games import get_ui
@@ -226,7 +226,8 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
         self.bot = bot
         super().__init__()
 
-    @app_commands.command(name="new", description="Open a game table in this channel")
+    @app_commands.command(name="new", description="Open a game table in this channel",
+                          extras=PUBLIC_ANSWER)
     @app_commands.describe(
         game="Which game to play",
         options="Game options as name=value pairs (see /rules)",
@@ -272,14 +273,16 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
             info, lobby_text(info, headline),
             lobby_view(info, service_of(interaction).ai_levels(info.game_id)))
 
-    @app_commands.command(name="join", description="Take a seat at this channel's table")
+    @app_commands.command(name="join", description="Take a seat at this channel's table",
+                          extras=PUBLIC_ANSWER)
     async def join(self, interaction: discord.Interaction) -> None:
         info = await service_of(interaction).join(
             _channel(interaction), interaction.user.id, display_name(interaction.user)
         )
         await self._lobby_changed(interaction, info, f"{display_name(interaction.user)} sat down.")
 
-    @app_commands.command(name="leave", description="Give up your seat before the game starts")
+    @app_commands.command(name="leave", description="Give up your seat before the game starts",
+                          extras=PUBLIC_ANSWER)
     async def leave(self, interaction: discord.Interaction) -> None:
         info = await service_of(interaction).leave(_channel(interaction), interaction.user.id)
         text = f"{display_name(interaction.user)} left the table."
@@ -291,7 +294,8 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
             return
         await self._lobby_changed(interaction, info, text)
 
-    @app_commands.command(name="addbot", description="Host: add an AI player")
+    @app_commands.command(name="addbot", description="Host: add an AI player",
+                          extras=PUBLIC_ANSWER)
     @app_commands.describe(level="How strong (default: the strongest)")
     @app_commands.autocomplete(level=level_autocomplete)
     async def addbot(self, interaction: discord.Interaction, level: str | None = None) -> None:
@@ -300,7 +304,8 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
         )
         await self._lobby_changed(interaction, info, "An AI player joined.")
 
-    @app_commands.command(name="kick", description="Host: remove a seat before the game starts")
+    @app_commands.command(name="kick", description="Host: remove a seat before the game starts",
+                          extras=PUBLIC_ANSWER)
     @app_commands.describe(seat="Seat number as shown by /table status")
     async def kick(
         self, interaction: discord.Interaction, seat: app_commands.Range[int, 1, 99]
@@ -313,7 +318,7 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
     @app_commands.command(name="start", description="Host: start the game")
     async def start(self, interaction: discord.Interaction) -> None:
         service = service_of(interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await acknowledge(interaction)
         outbox = await service.start(_channel(interaction), interaction.user.id)
         await _deliver_outbox(interaction, outbox, "The game is on: the board is in the channel.")
 
@@ -321,12 +326,12 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
     async def status(self, interaction: discord.Interaction) -> None:
         # After the end, the last game's result stays readable until a new table opens.
         info = await service_of(interaction).last_table(_channel(interaction))
-        await interaction.response.send_message(info.text[:2000], ephemeral=True)
+        await private(interaction, info.text)
 
     @app_commands.command(name="abort", description="Host or Manage Channels: close the table")
     async def abort(self, interaction: discord.Interaction) -> None:
         service = service_of(interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await acknowledge(interaction)
         outbox = await service.abort(
             _channel(interaction), interaction.user.id, can_manage_channel=_can_manage(interaction)
         )
@@ -353,7 +358,7 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
         if member is not None and member.bot:
             raise UserError("Bots cannot hold a seat; leave `member` empty for an AI player.")
         service = service_of(interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await acknowledge(interaction)
         outbox = await service.replace_seat(
             _channel(interaction),
             interaction.user.id,
@@ -371,7 +376,7 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
         service = service_of(interaction)
         lines = await service.history(_channel(interaction), interaction.user.id)
         text = "\n".join(lines[-25:]) if lines else "Nothing has happened yet."
-        await interaction.response.send_message(text[-2000:], ephemeral=True)
+        await private(interaction, text[-2000:])
 
 
 # --------------------------------------------------------------------------- /hand /rules /help
@@ -407,9 +412,8 @@ class Guide(commands.Cog):
     async def hand(self, interaction: discord.Interaction, retry_dm: bool = False) -> None:
         service = service_of(interaction)
         delivery = delivery_of(interaction)
+        await acknowledge(interaction)
         info = await self._table_for_hand(interaction)
-        # Rendering may take a moment: answer within Discord's 3 seconds first.
-        await interaction.response.defer(ephemeral=True, thinking=True)
         if retry_dm:
             await delivery.retry_dms(interaction.user.id)
         snapshot = await service.seat_snapshot(info.id, interaction.user.id)
@@ -447,14 +451,16 @@ class Guide(commands.Cog):
                 lines.append(menu.prompt or "Your move:")
         await interaction.followup.send("\n".join(lines)[:2000], ephemeral=True, **kwargs)
 
-    @app_commands.command(name="rules", description="A summary of a game's rules")
+    @app_commands.command(name="rules", description="A summary of a game's rules",
+                          extras=AT_ONCE)
     @app_commands.describe(game="Which game")
     @app_commands.autocomplete(game=rules_autocomplete)
     async def rules(self, interaction: discord.Interaction, game: str) -> None:
         game_id = game if game in load_rules() else _match_rules(game)
         await interaction.response.send_message(rules_text(game_id), ephemeral=True)
 
-    @app_commands.command(name="help", description="How to play with Fabletop")
+    @app_commands.command(name="help", description="How to play with Fabletop",
+                          extras=AT_ONCE)
     @app_commands.describe(command="A command group to explain in full (e.g. table, inn)")
     @app_commands.autocomplete(command=help_autocomplete)
     async def help(self, interaction: discord.Interaction, command: str | None = None) -> None:

@@ -20,6 +20,7 @@ import discord
 from discord import app_commands
 
 from bot.cogs.common import GameCommands, service_of
+from bot.replies import acknowledge
 from bot.tables import TableInfo, TableStatus, UserError
 from bot.ui.games import get_ui
 from engines.agents.pocket import hint as suggest_move
@@ -126,7 +127,7 @@ class Pocket(GameCommands, group_name="pocket",
         if leader.is_ai:
             raise UserError(f"{leader.name} (an AI) is leading the peasant now: ask again on "
                             "a person's turn.")
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await acknowledge(interaction)
         game, state, version = await self._state(interaction, info)
         acting = game.to_act(state)
         seat = acting[0] if acting else leader.index

@@ -28,6 +28,7 @@ import discord
 from discord import app_commands
 
 from bot.cogs.common import GameCommands, delivery_of, service_of
+from bot.replies import acknowledge
 from bot.tables import NoTable, Outbox, TableInfo, TableStatus, UserError
 from bot.ui.games.winter_tales import card_number, thing_name
 from bot.ui.texts import quote
@@ -331,12 +332,12 @@ class Winter(GameCommands, name="winter", group_name="winter",
                 interaction.user.id) if t.game_id == GAME_ID
                 and t.status is TableStatus.PLAYING]
             if len(mine) > 1:
-                await interaction.response.defer(ephemeral=True, thinking=True)
+                await acknowledge(interaction)
                 for info in mine[:MAX_DM_HANDS]:
                     await self.send_hand(interaction, info)
                 return
         info = await self.table_for(interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await acknowledge(interaction)
         await self.send_hand(interaction, info)
 
     @app_commands.command(name="tell", description="Tell the story; play a Story card with "
@@ -349,7 +350,7 @@ class Winter(GameCommands, name="winter", group_name="winter",
                            text: app_commands.Range[str, 1, 1800], card: str | None = None,
                            side: str | None = None) -> None:
         info = await self.table_for(interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await acknowledge(interaction)
         outbox = await self.tell(interaction, info, text, card, side)
         await delivery_of(interaction).deliver(outbox, interaction=interaction)
         played = ""
@@ -368,7 +369,7 @@ class Winter(GameCommands, name="winter", group_name="winter",
         info = await self.table_for(interaction, need_seat=False, finished=True)
         if info.status is TableStatus.LOBBY:
             raise UserError("The story has not begun yet.")
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await acknowledge(interaction)
         view = await service_of(interaction).public_view(info.id)
         files = await self.export_files(info, view, format)
         size = sum(len(d) for _n, d in files)
@@ -381,7 +382,7 @@ class Winter(GameCommands, name="winter", group_name="winter",
                                                     "it is retold")
     async def xcard(self, interaction: discord.Interaction) -> None:
         info = await self.table_for(interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await acknowledge(interaction)
         outbox = await service_of(interaction).act(info.id, interaction.user.id,
                                                    {"kind": "x_card"})
         await delivery_of(interaction).deliver(outbox, interaction=interaction)
@@ -401,7 +402,7 @@ class Winter(GameCommands, name="winter", group_name="winter",
 
     async def _act(self, interaction: discord.Interaction, info: TableInfo,
                    action: dict[str, Any], ack: str) -> None:
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await acknowledge(interaction)
         outbox = await service_of(interaction).act(info.id, interaction.user.id, action)
         await delivery_of(interaction).deliver(outbox, interaction=interaction)
         await interaction.followup.send(ack, ephemeral=True)

@@ -12,7 +12,7 @@ delivery never has to ask the service again.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -157,16 +157,13 @@ class PlayPart(ServiceBase):
         return t.rec.game_id
 
     async def choose(self, table: ChannelOrTable, user_id: int, expected_version: int | None,
-                     decide: Decide[T], *,
-                     before_move: Callable[[], Awaitable[None]] | None = None,
-                     out_of_turn: bool = False) -> Outbox | T:
+                     decide: Decide[T], *, out_of_turn: bool = False) -> Outbox | T:
         """A click: under one lock and one read of the table, the clicker's own view and
         legal actions go to ``decide`` (the game's UI adapter). If it returns an action,
-        that is played (as :meth:`play`), after ``before_move`` (a front end acknowledges
-        the click there, before the commit and the pictures); anything else (a
-        follow-up menu) is returned for the clicker. The refusals say why a click cannot
-        count, in button terms. ``out_of_turn``: the seat may choose while others are to
-        act, among the actions the game allows out of turn (words added to a story)."""
+        that is played (as :meth:`play`); anything else (a follow-up menu) is returned
+        for the clicker. The refusals say why a click cannot count, in button terms.
+        ``out_of_turn``: the seat may choose while others are to act, among the actions
+        the game allows out of turn (words added to a story)."""
         async with self._locked(table) as t:
             self._check_click(t, user_id, expected_version, out_of_turn)
             assert t.state is not None
@@ -178,8 +175,6 @@ class PlayPart(ServiceBase):
             decision = decide(self._info(t), view, legal)
             if not isinstance(decision, Action):
                 return decision
-            if before_move is not None:
-                await before_move()
             outbox = await self._play(t, seat.index, user_id, decision, expected_version)
         self._kick_ai(t)
         return outbox

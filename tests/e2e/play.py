@@ -91,7 +91,7 @@ async def fti_turn(
     enabled = [b for b in prompt.buttons if not b.disabled]
     first = await actor.click(prompt, custom_id=rng.choice(enabled).custom_id, settle=False)
     done = [first]
-    menu = first.reply
+    menu = await emu.answer(first)
     if menu is not None and menu.ephemeral and any(not b.disabled for b in menu.buttons):
         column = rng.choice([b for b in menu.buttons if not b.disabled])
         done.append(await actor.click(menu, custom_id=column.custom_id, settle=False))

@@ -403,7 +403,7 @@ async def play_by_clicks(e2e: E2E, people: list[Person], rng: random.Random,
         enabled = [b for b in prompt.buttons if not b.disabled]
         first = await actors[0].click(prompt, custom_id=rng.choice(enabled).custom_id,
                                       settle=False)
-        menu = first.reply
+        menu = await emu.answer(first)
         if menu is not None and menu.ephemeral and any(not b.disabled for b in menu.buttons):
             choice = rng.choice([b for b in menu.buttons if not b.disabled])
             await actors[0].click(menu, custom_id=choice.custom_id, settle=False)

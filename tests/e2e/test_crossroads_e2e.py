@@ -209,7 +209,7 @@ class Table:
         for depth, code in enumerate(path):
             inter = await click_code(person, msg, code)  # type: ignore[arg-type]
             if depth < len(path) - 1:
-                reply = inter.reply
+                reply = await self.emu.answer(inter)
                 assert reply is not None and reply.ephemeral, f"no menu after {code}"
                 msg = reply
         t3 = time.perf_counter()

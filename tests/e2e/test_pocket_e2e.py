@@ -85,8 +85,9 @@ class Table:
         for depth, code in enumerate(offered):
             inter = await click_code(person, msg, code)
             if depth < len(offered) - 1:
-                assert inter.reply is not None and inter.reply.ephemeral, f"no menu after {code}"
-                msg = inter.reply
+                reply = await self.emu.answer(inter)
+                assert reply is not None and reply.ephemeral, f"no menu after {code}"
+                msg = reply
         await self.emu.wait_for(lambda: self.row().version > row.version, 20, "the move")
         self.clicks += len(offered)
         self.decisions += 1

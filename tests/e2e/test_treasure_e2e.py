@@ -25,7 +25,7 @@ async def treasure_turn(
     assert enabled, "a turn message always offers a legal move"
     choice = rng.choice(enabled)
     first = await actor.click(prompt, custom_id=choice.custom_id, settle=False)
-    menu = first.reply
+    menu = await emu.answer(first)
     if ":t" in choice.custom_id:  # a tile: its directions come back privately
         assert menu is not None and menu.ephemeral and actor.sees(menu)
         assert "Which way" in menu.content

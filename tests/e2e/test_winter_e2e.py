@@ -258,7 +258,7 @@ async def choose_and_play(g: Game, rng: random.Random, row: Any, person: Person,
         if person.modal is not None:
             await person.submit_modal(text=sentence(rng, person.name), settle=False)
             return kind
-        menu = inter.reply
+        menu = await g.emu.answer(inter)
         if menu is None or not menu.ephemeral or not (menu.buttons or menu.selects) \
                 or "hand**" in menu.content:  # the next hand (closed DMs), not a menu
             return kind

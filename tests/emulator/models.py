@@ -563,6 +563,10 @@ class Interaction:
     choices: list[dict[str, Any]] | None = None
     responded: asyncio.Event = field(default_factory=asyncio.Event)
     timed_out: bool = False  # no callback in the window: the user saw "interaction failed"
+    # What the person saw when clicking, to tell a deferred update's effect from what was
+    # there before: the newest message id of the channel, and the clicked message's edit.
+    seen_last_id: int = 0
+    seen_edit: float | None = None
 
     def __repr__(self) -> str:
         return f"<Interaction {self.id} type={self.type} {self.name!r} by {self.user.name}>"

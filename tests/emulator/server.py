@@ -496,6 +496,8 @@ class Emulator:
             message=message,
             name=name,
         )
+        inter.seen_last_id = channel.messages[-1].id if channel.messages else 0
+        inter.seen_edit = message.edited_at if message is not None else None
         self.interactions[inter.id] = inter
         self._by_token[inter.token] = inter
         payload: dict[str, Any] = {
@@ -567,6 +569,32 @@ class Emulator:
         if settle:
             await self.settle(inter)
         return inter
+
+    async def answer(self, inter: Interaction, timeout: float = 20.0) -> Message | None:
+        """What the person sees come back for an interaction they did not settle: the
+        response message at once, or after a deferral whatever follows first: a private
+        follow-up (returned), or the clicked message edited or a new message in the
+        channel (the click was a move: None). A bot that acknowledges before it reads
+        the table sends its menus and refusals as follow-ups."""
+        await inter.responded.wait()
+
+        def ready() -> tuple[Message | None] | None:
+            reply = inter.reply
+            if reply is not None and not reply.loading:
+                return (reply,)
+            if inter.response_type != DEFERRED_UPDATE:
+                return None
+            msg = inter.message
+            if msg is not None and msg.edited_at != inter.seen_edit:
+                return (None,)
+            if inter.channel.messages and inter.channel.messages[-1].id > inter.seen_last_id:
+                return (None,)
+            return None
+
+        if inter.response_type is None:
+            return None
+        found = await self.wait_for(ready, timeout, f"an answer to {inter!r}")
+        return found[0]
 
     # ---- REST plumbing ---------------------------------------------------------------------
 
