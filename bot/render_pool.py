@@ -3,8 +3,8 @@
 Drawing and encoding a board takes tens of milliseconds of pure Python and Pillow work.
 In a thread of the bot's process it holds the interpreter's lock for most of that time,
 so under load every first response to a click waits behind the pictures being drawn.
-In a pool of worker processes (one per core by default) the event loop keeps its
-interpreter to itself.
+In a pool of worker processes (one per core by default, each at a lower CPU priority)
+the event loop keeps its interpreter, and first call on the cores, to itself.
 
 Workers are started with ``spawn`` (a fork of a process with an event loop and threads
 is not safe) and import the shipped games' renderers once, at start. A worker knows only
@@ -43,9 +43,19 @@ def draw_picture(game_id: str, view: Any, *, private: bool = False, **options: A
     return draw(game_id, view, **options)
 
 
+WORKER_NICENESS = 10
+"""How much lower a worker's CPU priority is than the bot's: when the machine is busy,
+the event loop (first responses, commits) runs first and pictures take what is left."""
+
+
 def _warm() -> None:
-    """Worker start: import every shipped renderer (fonts and caches load once)."""
+    """Worker start: step back in CPU priority, then import every shipped renderer
+    (fonts and caches load once)."""
     from engines.catalog import resolve, specs
+
+    if hasattr(os, "nice"):
+        with contextlib.suppress(OSError):
+            os.nice(WORKER_NICENESS)
 
     for declared in specs():
         for target in (declared.board, declared.private_picture):

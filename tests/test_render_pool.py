@@ -13,7 +13,7 @@ import pytest
 
 import renderers
 from bot.delivery import Delivery
-from bot.render_pool import RenderPool
+from bot.render_pool import WORKER_NICENESS, RenderPool
 from engines import get_game
 
 
@@ -67,3 +67,15 @@ def test_only_shipped_games_go_to_the_workers() -> None:
     # an injected renderer (tests) keeps the thread path: no pool
     delivery = Delivery(client=None, store=None, renderer=lambda *a, **k: b"")  # type: ignore[arg-type]
     assert delivery.pool is None
+
+
+@pytest.mark.skipif(not hasattr(os, "nice"), reason="no process priorities here")
+def test_workers_run_at_a_lower_priority_than_the_bot() -> None:
+    pool = RenderPool(workers=1)
+    pool.start()
+    try:
+        assert pool._pool is not None
+        worker = pool._pool.submit(os.nice, 0).result(timeout=60)
+    finally:
+        pool.close()
+    assert worker == min(19, os.nice(0) + WORKER_NICENESS)
