@@ -26,12 +26,12 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from engines.winter_tales.content import WinterContent, load_content
 from renderers.common import (
@@ -71,7 +71,9 @@ from renderers.common import (
 
 WIDTH = 1200
 MARGIN = 24
+BANNER_H = 108
 MAP_H = 900
+MAP_TOP = MARGIN + BANNER_H + 14
 MAP_PAD_X = 132
 MAP_PAD_Y = 84
 LOC_W = 264
@@ -312,27 +314,33 @@ def _short(fig_id: str) -> str:
         return fig_id
 
 
-def _token_image(pic: Picture, fig: Fig, powered: bool) -> Image.Image:
-    """One figure token on a transparent tile (so it can be tipped over when down)."""
+@lru_cache(maxsize=64)
+def _token_image(fig_id: str, owner: int | None, faction: str, incapacitated: bool,
+                 powered: bool) -> Image.Image:
+    """One figure token on a transparent tile (so it can be tipped over when down).
+
+    Cached: a table shows the same dozen figures at every move, and the rotation of a
+    tipped-over token is the dearest thing on the map. Up to 64 tiles of 24-37 KB.
+    Callers only paste it (never draw on it)."""
     tile = Image.new("RGBA", (ITEM_W + 8, ITEM_H + 8), (0, 0, 0, 0))
     d = ImageDraw.Draw(tile)
-    style = owner_style(fig.owner if fig.owner is not None else 0)
-    fill = style.color if fig.owner is not None else DIM
-    if fig.incapacitated:
+    style = owner_style(owner if owner is not None else 0)
+    fill = style.color if owner is not None else DIM
+    if incapacitated:
         fill = mix(fill, BG, 0.55)
     box = (4, 4, 4 + ITEM_W, 4 + ITEM_H)
-    base = INK if fig.faction == "spring" else SNOW  # black base: Fairy Tale; white: Soldier
+    base = INK if faction == "spring" else SNOW  # black base: Fairy Tale; white: Soldier
     d.rounded_rectangle(box, radius=10, fill=fill, outline=base, width=3)
     d.rectangle((12, 4 + ITEM_H - 7, 4 + ITEM_W - 8, 4 + ITEM_H - 3), fill=base)
-    if fig.owner is not None:
+    if owner is not None:
         owner_marker(d, style, (21, 4 + ITEM_H / 2 - 2), 11)
-    ink = TEXT if fig.incapacitated else style.ink
-    label = _short(fig.id)
+    ink = TEXT if incapacitated else style.ink
+    label = _short(fig_id)
     fnt = fit_font(label, ITEM_W - 34, 18, 12, bold=True)
     text_left(d, (35, 4 + ITEM_H / 2 - 2), label, fnt, ink)
     if powered:
         draw_shape(d, "star", (ITEM_W - 2, 10), 8, fill=GOLD, outline=INK, width=1)
-    if fig.incapacitated:
+    if incapacitated:
         tile = tile.rotate(10, resample=Image.Resampling.BICUBIC, expand=True)
         d = ImageDraw.Draw(tile)
         # bottom right: the corner the tipped token leaves free (the name stays readable)
@@ -342,17 +350,112 @@ def _token_image(pic: Picture, fig: Fig, powered: bool) -> Image.Image:
     return tile
 
 
-def _quest_chip(d: ImageDraw.ImageDraw, q: QuestMark, box: Box, ongoing: bool,
-                label: str | None = None) -> None:
-    col = FACTION_COLOR.get(q.faction, NEUTRAL_MEM)
+# A sprite is a small piece (a pill with its words) drawn once on a transparent tile and
+# pasted with its own alpha. That gives the pixels of drawing it in place when
+#  - the piece covers every pixel it touches (text anti-aliased only over its own fill):
+#    :func:`_sprite` checks it and refuses the piece otherwise, and
+#  - the tile sits a whole, even number of pixels from the canvas: rounded rectangles
+#    round their corners half to even, text keeps its fraction of a pixel.
+# Polygons (stars, pawns, hexagons) rasterise differently when moved (their corner
+# coordinates carry float noise), so they are always drawn in place, never in a sprite.
+Piece = Callable[..., Any]
+_SPRITE_PAD = 4
+
+
+def _even_floor(v: float) -> int:
+    return 2 * math.floor(v / 2)
+
+
+@lru_cache(maxsize=160)
+def _sprite(piece: Piece, xy: tuple[float, ...], size: tuple[int, int],
+            args: tuple[Any, ...]) -> tuple[Image.Image, int, int] | None:
+    """``piece(d, xy, *args)`` drawn alone on a transparent ``size`` tile, cropped to the
+    pixels it covers, with where that crop lies in the tile; ``None`` when the piece
+    leaves a pixel partly covered or reaches the tile's edge (then it is drawn in place).
+
+    Cached: the board repeats its pills (characters, Quests, badges, card backs) at every
+    move, and a pill costs ten times its paste to draw. Up to 160 sprites of ~15-30 KB.
+    Callers only paste it."""
+    tile = Image.new("RGBA", size, (0, 0, 0, 0))
+    piece(ImageDraw.Draw(tile), xy, *args)
+    alpha = tile.getchannel("A")
+    if alpha.point(_PARTLY).getbbox() is not None:
+        return None
+    box = alpha.getbbox()
+    if box is None or box[0] == 0 or box[1] == 0 or box[2] == size[0] or box[3] == size[1]:
+        return None
+    return tile.crop(box), box[0], box[1]
+
+
+_PARTLY = [0] + [255] * 254 + [0]  # alpha -> 255 where a pixel is only partly covered
+
+
+@lru_cache(maxsize=64)
+def _sprite_in_place(piece: Piece, xy: tuple[float, ...], area: Box,
+                     args: tuple[Any, ...]) -> tuple[Image.Image, int, int] | None:
+    """Like :func:`_sprite` for a piece with polygons, drawn where it goes (on a tile from
+    the canvas' origin to the far corner of ``area``: meant for pieces near the left
+    edge), cached by its place: the owner markers of the seats' rows and the Bookmark of
+    the track's legend, whose places change only with the number of Quests on the board.
+    Up to 64 of ~6 KB."""
+    x1, y1 = math.ceil(area[2]) + _SPRITE_PAD, math.ceil(area[3]) + _SPRITE_PAD
+    tile = Image.new("RGBA", (x1, y1), (0, 0, 0, 0))
+    piece(ImageDraw.Draw(tile), xy, *args)
+    alpha = tile.getchannel("A")
+    box = alpha.getbbox()
+    if (alpha.point(_PARTLY).getbbox() is not None or box is None
+            or box[2] == x1 or box[3] == y1):
+        return None
+    return tile.crop(box), box[0], box[1]
+
+
+def _put_in_place(img: Image.Image, d: ImageDraw.ImageDraw, piece: Piece,
+                  xy: tuple[float, ...], area: Box, *args: Any) -> None:
+    """Draw ``piece(d, xy, *args)`` from :func:`_sprite_in_place` when it has one."""
+    hit = _sprite_in_place(piece, xy, area, args)
+    if hit is None:
+        piece(d, xy, *args)
+        return
+    tile, x, y = hit
+    img.paste(tile, (x, y), tile)
+
+
+def _put(img: Image.Image, d: ImageDraw.ImageDraw, piece: Piece, xy: tuple[float, ...],
+         area: Box, *args: Any) -> None:
+    """Draw ``piece(d, xy, *args)`` from its sprite when it has one, else in place.
+    ``xy``: the piece's coordinates (x, y, x, y...); ``area``: a box it stays inside."""
+    ox = _even_floor(area[0]) - _SPRITE_PAD
+    oy = _even_floor(area[1]) - _SPRITE_PAD
+    if ox < 0 or oy < 0:
+        piece(d, xy, *args)
+        return
+    local = tuple(v - (oy if i % 2 else ox) for i, v in enumerate(xy))
+    size = (math.ceil(area[2] - ox) + _SPRITE_PAD, math.ceil(area[3] - oy) + _SPRITE_PAD)
+    hit = _sprite(piece, local, size, args)
+    if hit is None:
+        piece(d, xy, *args)
+        return
+    tile, bx, by = hit
+    img.paste(tile, (ox + bx, oy + by), tile)
+
+
+def _quest_chip_face(d: ImageDraw.ImageDraw, box: tuple[float, ...], col: Color,
+                     ongoing: bool, text: str) -> None:
     x0, y0, x1, y1 = box
     d.rounded_rectangle(box, radius=(y1 - y0) / 2, fill=col,
                         outline=GOLD if ongoing else INK, width=4 if ongoing else 2)
-    text = label or QUEST_SHORT.get(q.quest, q.quest)
-    fnt = fit_font(f"{GLYPH.get(q.faction, '')} {text}", x1 - x0 - 14 - (22 if ongoing else 0),
-                   17, 11, bold=True)
+    fnt = fit_font(text, x1 - x0 - 14 - (22 if ongoing else 0), 17, 11, bold=True)
     tx = x0 + 9
-    text_left(d, (tx, (y0 + y1) / 2), f"{GLYPH.get(q.faction, '')} {text}", fnt, INK)
+    text_left(d, (tx, (y0 + y1) / 2), text, fnt, INK)
+
+
+def _quest_chip(img: Image.Image, d: ImageDraw.ImageDraw, q: QuestMark, box: Box,
+                ongoing: bool, label: str | None = None) -> None:
+    col = FACTION_COLOR.get(q.faction, NEUTRAL_MEM)
+    _, y0, x1, y1 = box
+    text = label or QUEST_SHORT.get(q.quest, q.quest)
+    _put(img, d, _quest_chip_face, box, box, col, ongoing,
+         f"{GLYPH.get(q.faction, '')} {text}")
     if ongoing:
         _pawn(d, (x1 - 14, (y0 + y1) / 2 + 1), 13)
 
@@ -406,10 +509,11 @@ def _draw_item(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture, item: Any
         label = None
         if item.carrier is not None:
             label = f"{QUEST_SHORT.get(item.quest, item.quest)} ▲"
-        _quest_chip(d, item, (x, y + 2, x + ITEM_W, y + ITEM_H - 2), item.counter == pic.ongoing,
-                    label)
+        _quest_chip(img, d, item, (x, y + 2, x + ITEM_W, y + ITEM_H - 2),
+                    item.counter == pic.ongoing, label)
         return
-    tile = _token_image(pic, item, item.id in powered)
+    tile = _token_image(item.id, item.owner, item.faction, item.incapacitated,
+                        item.id in powered)
     ox = x - 4 - (tile.width - ITEM_W - 8) / 2
     oy = y - 4 - (tile.height - ITEM_H - 8) / 2
     img.paste(tile, (round(ox), round(oy)), tile)
@@ -453,22 +557,57 @@ def _location_boxes(items: dict[str, list[Any]]) -> dict[str, Box]:
     return boxes
 
 
+def _draw_location_box(d: ImageDraw.ImageDraw, name: str, map_box: Box, ox: float,
+                       oy: float, hot: bool, power: PowerMark | None) -> None:
+    """A Location's box, header, name and Power slot (``map_box`` in map coordinates)."""
+    bx0, by0, bx1, by1 = map_box
+    box = (bx0 + ox, by0 + oy, bx1 + ox, by1 + oy)
+    rounded_panel(d, box, fill=LOC_FILL, outline=GOLD if hot else LOC_EDGE, radius=14,
+                  width=4 if hot else 3)
+    d.rounded_rectangle((box[0] + 3, box[1] + 3, box[2] - 3, box[1] + LOC_HEAD),
+                        radius=11, fill=mix(LOC_FILL, SNOW, 0.12))
+    _location_name(d, name, (box[0] + 12, box[1] + LOC_HEAD / 2 + 2), LOC_W - 50)
+    _power_slot(d, (box[2] - 22, box[1] + LOC_HEAD / 2 + 2), power)
+
+
+@lru_cache(maxsize=1)
+def _empty_location_boxes() -> dict[str, Box]:
+    """Each Location's box when it holds at most 4 pieces (its smallest): the boxes drawn
+    into :func:`board_top`."""
+    return _location_boxes({})
+
+
+def _boxes_apart(boxes: dict[str, Box]) -> bool:
+    """Whether every Location's box, with room for a tipped-over token hanging ~8 px out of
+    it, stays clear of every other Location's box, as drawn now and as drawn into
+    :func:`board_top`. Then the order the boxes are drawn in changes no pixel, and a
+    Location whose box is the empty one of the top needs no redrawing."""
+    empty = _empty_location_boxes()
+    m = 16
+    for a, (x0, y0, x1, y1) in boxes.items():
+        grown = (x0 - m, y0 - m, x1 + m, y1 + m)
+        if any(b != a and (_overlaps(grown, boxes[b]) or _overlaps(grown, empty[b]))
+               for b in boxes):
+            return False
+    return True
+
+
 def _draw_locations(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture, ox: float,
                     oy: float, items: dict[str, list[Any]], powered: set[str],
-                    boxes: dict[str, Box]) -> None:
+                    boxes: dict[str, Box], redraw_all: bool) -> None:
+    """The Locations and their pieces. The map of :func:`board_top` holds every box at its
+    smallest: unless ``redraw_all``, only a box that differs (taller, the Ongoing Quest's,
+    a Power in its slot) is drawn again, over the smaller one it covers."""
     powers_at = {p.location: p for p in pic.powers if p.location}
     active_space = next((_quest_space(pic, q) for q in pic.quests if q.counter == pic.ongoing),
                         None)
+    empty = _empty_location_boxes()
     for loc in _content().map.locations:
-        bx0, by0, bx1, by1 = boxes[loc.id]
-        box = (bx0 + ox, by0 + oy, bx1 + ox, by1 + oy)
         hot = active_space == loc.id
-        rounded_panel(d, box, fill=LOC_FILL, outline=GOLD if hot else LOC_EDGE, radius=14,
-                      width=4 if hot else 3)
-        d.rounded_rectangle((box[0] + 3, box[1] + 3, box[2] - 3, box[1] + LOC_HEAD),
-                            radius=11, fill=mix(LOC_FILL, SNOW, 0.12))
-        _location_name(d, loc.name, (box[0] + 12, box[1] + LOC_HEAD / 2 + 2), LOC_W - 50)
-        _power_slot(d, (box[2] - 22, box[1] + LOC_HEAD / 2 + 2), powers_at.get(loc.id))
+        power = powers_at.get(loc.id)
+        if redraw_all or hot or power is not None or boxes[loc.id] != empty[loc.id]:
+            _draw_location_box(d, loc.name, boxes[loc.id], ox, oy, hot, power)
+        box = (boxes[loc.id][0] + ox, boxes[loc.id][1] + oy)
         for i, it in enumerate(items.get(loc.id, [])):
             col, row = i % 2, i // 2
             x = box[0] + 8 + col * (ITEM_W + 8)
@@ -485,23 +624,32 @@ def _square_trays(items: dict[str, list[Any]],
     """Where each Square's pieces go (map coordinates): a tray beside the Square, in the
     free direction closest to "towards the middle of town", clear of Locations, other
     Squares and their names, and the other trays."""
+    counts = tuple(len(items.get(sq.id, [])) for sq in _content().map.squares)
+    return {sq: (tray, list(places))
+            for sq, tray, places in _trays_for(counts, tuple(loc_boxes.values()))}
+
+
+@lru_cache(maxsize=64)
+def _trays_for(counts: tuple[int, ...], loc_boxes: tuple[Box, ...]
+               ) -> tuple[tuple[str, Box, tuple[Point, ...]], ...]:
+    """:func:`_square_trays` by the number of pieces in each Square and the Locations'
+    boxes, the only things it depends on; cached (a few hundred bytes each) because the
+    search tries up to a thousand placements, and a table's crowds change slowly."""
     pos = node_positions()
     mw, mh = WIDTH - 2 * MARGIN, MAP_H
     squares = _content().map.squares
-    obstacles: list[Box] = [(b[0] - 6, b[1] - 6, b[2] + 6, b[3] + 6) for b in loc_boxes.values()]
+    obstacles: list[Box] = [(b[0] - 6, b[1] - 6, b[2] + 6, b[3] + 6) for b in loc_boxes]
     for sq in squares:
         x, y = pos[sq.id]
         r = (STATUE_R if sq.statue else SQUARE_R) + 8
         obstacles.append((x - r, y - r, x + r, y + r))
         obstacles.append((x - 60, y + r - 4, x + 60, y + r + 24))  # its name
-    out: dict[str, tuple[Box, list[Point]]] = {}
-    for sq in squares:
-        its = items.get(sq.id, [])
-        if not its:
+    out: list[tuple[str, Box, tuple[Point, ...]]] = []
+    for sq, n in zip(squares, counts, strict=True):
+        if not n:
             continue
         x, y = pos[sq.id]
         r = (STATUE_R if sq.statue else SQUARE_R) + 10
-        n = len(its)
         toward = math.atan2(mh / 2 - y, mw / 2 - x) if not sq.statue else 0.0
         angles = sorted((k * math.pi / 8 for k in range(16)),
                         key=lambda a: abs(math.remainder(a - toward, 2 * math.pi)))
@@ -536,10 +684,10 @@ def _square_trays(items: dict[str, list[Any]],
             cx = x + side * (r + tw / 2)
             chosen = (cx - tw / 2, y - th / 2, cx + tw / 2, y + th / 2)
         obstacles.append(chosen)
-        places = [(chosen[0] + 5 + (k % cols) * (ITEM_W + 6),
-                   chosen[1] + 5 + (k // cols) * (ITEM_H + ITEM_GAP)) for k in range(n)]
-        out[sq.id] = (chosen, places)
-    return out
+        places = tuple((chosen[0] + 5 + (k % cols) * (ITEM_W + 6),
+                        chosen[1] + 5 + (k // cols) * (ITEM_H + ITEM_GAP)) for k in range(n))
+        out.append((sq.id, chosen, places))
+    return tuple(out)
 
 
 def _draw_square_items(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture, ox: float,
@@ -568,15 +716,40 @@ def _quest_space(pic: Picture, counter: str | None) -> str | None:
     return None
 
 
-def _draw_map(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture, top: float) -> float:
+def _draw_map_frame(img: Image.Image, d: ImageDraw.ImageDraw, top: float) -> None:
     img.paste(static_map(), (MARGIN, round(top)))
     d.rounded_rectangle((MARGIN, top, WIDTH - MARGIN, top + MAP_H), radius=18, outline=GRID,
                         width=3)
+
+
+@lru_cache(maxsize=1)
+def board_top() -> Image.Image:
+    """The top of every board, the same for every table: the banner's panel, and the map
+    in its frame with every Location's box as it is when it holds at most 4 pieces, down
+    to the frame's bottom edge (drawn in the order :func:`draw` would draw them, so the
+    pixels are those of drawing them anew). About 5 MB, drawn once per process; each
+    render pastes it (never draws on it)."""
+    img = new_canvas(WIDTH, MAP_TOP + MAP_H + 1, BG)
+    d = ImageDraw.Draw(img)
+    rounded_panel(d, (MARGIN, MARGIN, WIDTH - MARGIN, MARGIN + BANNER_H), fill=PANEL,
+                  outline=GRID, radius=16)
+    _draw_map_frame(img, d, MAP_TOP)
+    boxes = _empty_location_boxes()
+    for loc in _content().map.locations:
+        _draw_location_box(d, loc.name, boxes[loc.id], MARGIN, MAP_TOP, False, None)
+    return img
+
+
+def _draw_map(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture, top: float) -> float:
+    """The pieces on the map of :func:`board_top` (already on ``img``)."""
     items = _space_items(pic)
     powered = {c for p in pic.powers for c in p.characters}
     boxes = _location_boxes(items)
     trays = _square_trays(items, boxes)
-    _draw_locations(img, d, pic, MARGIN, top, items, powered, boxes)
+    redraw_all = not _boxes_apart(boxes)
+    if redraw_all:  # a crowded Location reaches another: draw them all in order, afresh
+        _draw_map_frame(img, d, top)
+    _draw_locations(img, d, pic, MARGIN, top, items, powered, boxes, redraw_all)
     _draw_square_items(img, d, pic, MARGIN, top, items, powered, trays)
     return top + MAP_H
 
@@ -618,8 +791,8 @@ def _counts_text(counts: dict[str, int]) -> str:
 
 
 def _draw_banner(d: ImageDraw.ImageDraw, pic: Picture, box: Box) -> None:
+    """The banner's words and accent, on its panel (in :func:`board_top`)."""
     x0, y0, x1, y1 = box
-    rounded_panel(d, box, fill=PANEL, outline=GRID, radius=16)
     head, second, accent = _status(pic)
     d.rounded_rectangle((x0, y0, x0 + 12, y1), radius=6, fill=accent)
     text_left(d, (x0 + 30, y0 + 32), ellipsize(head, font(28, bold=True), x1 - x0 - 60),
@@ -664,11 +837,44 @@ def _quest_strip_height(pic: Picture) -> int:
     return 52 + (rows + extra) * 40
 
 
-def _draw_quest_strip(d: ImageDraw.ImageDraw, pic: Picture, top: float) -> float:
+# A panel whose height grows by a fixed step (one more Quest, one more seat) is pasted
+# from three full-width pieces cut from one drawing of it: its head, one step, and its
+# foot (the bottom corners, pasted last over the end of the last step). The pieces are
+# cut from a panel two steps tall, where no step reaches a corner; the panel only moves
+# down the picture by whole, even pixels, so the pixels are those of drawing it there.
+PanelPieces = tuple[Image.Image, Image.Image, Image.Image]
+
+
+def _cut_panel(img: Image.Image, head: int, step: int) -> PanelPieces:
+    foot = img.height - 2 * 14 - 1  # the radius-14 corners, and the bottom edge
+    return (img.crop((0, 0, WIDTH, head)), img.crop((0, head, WIDTH, head + step)),
+            img.crop((0, foot, WIDTH, img.height)))
+
+
+def _paste_panel(img: Image.Image, pieces: PanelPieces, top: float, steps: int) -> None:
+    head, step, foot = pieces
+    y = round(top)
+    img.paste(head, (0, y))
+    for k in range(steps):
+        img.paste(step, (0, y + head.height + k * step.height))
+    img.paste(foot, (0, y + head.height + steps * step.height + 1 - foot.height))
+
+
+@lru_cache(maxsize=1)
+def _strip_pieces() -> PanelPieces:
+    """The Quest strip's panel and title, in pieces (~0.5 MB, drawn once)."""
+    h = 52 + 2 * 40
+    img = new_canvas(WIDTH, h + 1, BG)
+    d = ImageDraw.Draw(img)
+    rounded_panel(d, (MARGIN, 0, WIDTH - MARGIN, h), fill=PANEL, outline=GRID, radius=14)
+    text_left(d, (MARGIN + 18, 26), "Quests on the board", font(22, bold=True), TEXT)
+    return _cut_panel(img, 52, 40)
+
+
+def _draw_quest_strip(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture,
+                      top: float) -> float:
     h = _quest_strip_height(pic)
-    box = (MARGIN, top, WIDTH - MARGIN, top + h)
-    rounded_panel(d, box, fill=PANEL, outline=GRID, radius=14)
-    text_left(d, (MARGIN + 18, top + 26), "Quests on the board", font(22, bold=True), TEXT)
+    _paste_panel(img, _strip_pieces(), top, (h - 52) // 40)
     text_left(d, (MARGIN + 300, top + 26),
               f"Story deck {pic.deck_count} · discard {pic.discard_count}", font(19), MUTED)
     y = top + 62
@@ -678,7 +884,7 @@ def _draw_quest_strip(d: ImageDraw.ImageDraw, pic: Picture, top: float) -> float
         x = MARGIN + 18
         yy = y + i * 40
         ongoing = q.counter == pic.ongoing
-        _quest_chip(d, q, (x, yy - 17, x + 150, yy + 17), ongoing)
+        _quest_chip(img, d, q, (x, yy - 17, x + 150, yy + 17), ongoing)
         line = _quest_line(pic, q) + ("  (the Ongoing Quest)" if ongoing else "")
         text_left(d, (x + 164, yy), ellipsize(line, font(21), WIDTH - 2 * MARGIN - 200),
                   font(21), TEXT)
@@ -709,48 +915,94 @@ def _bookmark(d: ImageDraw.ImageDraw, x: float, y: float, h: float = 46) -> None
               fill=BOOKMARK, outline=INK)
 
 
+def _bookmark_at(d: ImageDraw.ImageDraw, xy: tuple[float, ...], h: float) -> None:
+    _bookmark(d, xy[0], xy[1], h)
+
+
+def _track_cells() -> tuple[int, float, float, float]:
+    """The Memory Track's cells: their count (7 spaces and the Epilogue's place beyond
+    them), the first one's left edge, their width and the gap between them."""
+    n = len(_content().memory_track.spaces) + 1
+    gap = 8
+    return n, MARGIN + 14, (WIDTH - 2 * MARGIN - 28 - gap * (n - 1)) / n, gap
+
+
 def _draw_track(d: ImageDraw.ImageDraw, img: Image.Image, pic: Picture, top: float) -> float:
+    img.paste(_track_panel(), (0, round(top)))
+    bx, by = MARGIN + 210 + 190, top + 12  # the legend's Bookmark: a polygon, in place
+    _put_in_place(img, d, _bookmark_at, (bx, by), (bx, by, bx + 22, by + 24), 24)
+    n, x0, cw, gap = _track_cells()
+    cy0 = top + 46
+    cy1 = top + TRACK_H - 14
+    by_slot = {m.slot: m for m in pic.memories}
+    for i in range(1, n + 1):
+        cx = x0 + (i - 1) * (cw + gap)
+        mem = by_slot.get(i)
+        kind = "memory" if mem is not None else (
+            "epilogue" if i == pic.epilogue_space else
+            "beyond" if i > pic.epilogue_space else "empty")
+        # a cell's tile reaches 2-4 px past it, into the gap of bare panel around it
+        ox = _even_floor(cx) - 2
+        img.paste(_track_cell(i, kind, mem), (ox, round(cy0) - 2))
+        # nothing drawn later in a cell reaches under the Quest counter on its Memory,
+        # nor under the Bookmark (and no other cell reaches either): polygons, in place
+        if mem is not None and mem.counter_faction is not None:
+            _memory_counter(d, mem.counter_faction, (cx, cy0, cx + cw, cy1))
+        if pic.bookmark == i:
+            _bookmark(d, cx + cw / 2 - 11, cy0 - 8, 40)
+    return top + TRACK_H
+
+
+@lru_cache(maxsize=1)
+def _track_panel() -> Image.Image:
+    """The Memory Track's bare panel with its title and legend (but the Bookmark's, a
+    polygon): a full-width strip drawn at top 0 (the track only moves down by whole,
+    even pixels), down to the panel's bottom edge. ~0.9 MB, drawn once."""
+    img = new_canvas(WIDTH, TRACK_H + 1, BG)
+    d = ImageDraw.Draw(img)
+    top = 0
     box = (MARGIN, top, WIDTH - MARGIN, top + TRACK_H)
     rounded_panel(d, box, fill=PANEL, outline=GRID, radius=14)
     text_left(d, (MARGIN + 18, top + 24), "Memory Track", font(22, bold=True), TEXT)
     legend_x = MARGIN + 210
     _objective_icon(d, (legend_x, top + 24), 9)
     text_left(d, (legend_x + 16, top + 24), "Objective space", font(18), MUTED)
-    _bookmark(d, legend_x + 190, top + 12, 24)
     text_left(d, (legend_x + 220, top + 24), "Bookmark", font(18), MUTED)
-    track = _content().memory_track
-    n = len(track.spaces) + 1  # 7 spaces and the Epilogue's place beyond them
-    gap = 8
-    x0 = MARGIN + 14
-    cw = (WIDTH - 2 * MARGIN - 28 - gap * (n - 1)) / n
-    cy0 = top + 46
-    cy1 = top + TRACK_H - 14
-    icon_slots = set(track.objective_spaces)
-    by_slot = {m.slot: m for m in pic.memories}
-    for i in range(1, n + 1):
-        cx = x0 + (i - 1) * (cw + gap)
-        cell = (cx, cy0, cx + cw, cy1)
-        mem = by_slot.get(i)
-        if i == pic.epilogue_space and mem is None:
-            _epilogue_tile(d, cell)
-        elif i > pic.epilogue_space and mem is None:
-            rounded_panel(d, cell, fill=mix(PANEL, BG, 0.5), outline=mix(GRID, PANEL, 0.5),
-                          radius=10, width=2)
-            text_center(d, ((cell[0] + cell[2]) / 2, (cell[1] + cell[3]) / 2), "—",
-                        font(22), DIM)
-        elif mem is None:
-            rounded_panel(d, cell, fill=PANEL_HI, outline=GRID, radius=10, width=2)
-            text_center(d, ((cell[0] + cell[2]) / 2, (cell[1] + cell[3]) / 2 + 8), "empty",
-                        font(17), DIM)
-        else:
-            _memory_card(d, img, mem, cell)
-        text_left(d, (cx + 8, cy0 + 15), str(i), font(18, bold=True),
-                  INK if mem is not None or i == pic.epilogue_space else MUTED)
-        if i in icon_slots:
-            _objective_icon(d, (cx + cw - 16, cy0 + 16), 10)
-        if pic.bookmark == i:
-            _bookmark(d, cx + cw / 2 - 11, cy0 - 8, 40)
-    return top + TRACK_H
+    return img
+
+
+@lru_cache(maxsize=24)
+def _track_cell(i: int, kind: str, mem: MemoryCell | None) -> Image.Image:
+    """Cell ``i`` of the Memory Track on its bit of bare panel, as ``kind`` (empty, the
+    Epilogue's, beyond the Epilogue, or holding ``mem``) without the Quest counter on
+    it, 2 px above and 2-4 px left of the cell (even offsets: see _sprite).
+
+    Cached: a cell changes a few times a game. Up to 24 of ~75 KB. Callers only paste it."""
+    _, x0, cw, gap = _track_cells()
+    cx = x0 + (i - 1) * (cw + gap)
+    cx -= _even_floor(cx) - 2
+    cy0, cy1 = 2, 2 + TRACK_H - 14 - 46
+    img = new_canvas(math.ceil(cx + cw) + 4, cy1 + 3, PANEL)
+    d = ImageDraw.Draw(img)
+    cell = (cx, cy0, cx + cw, cy1)
+    if kind == "epilogue":
+        _epilogue_tile(d, cell)
+    elif kind == "beyond":
+        rounded_panel(d, cell, fill=mix(PANEL, BG, 0.5), outline=mix(GRID, PANEL, 0.5),
+                      radius=10, width=2)
+        text_center(d, ((cell[0] + cell[2]) / 2, (cell[1] + cell[3]) / 2), "—",
+                    font(22), DIM)
+    elif mem is None:
+        rounded_panel(d, cell, fill=PANEL_HI, outline=GRID, radius=10, width=2)
+        text_center(d, ((cell[0] + cell[2]) / 2, (cell[1] + cell[3]) / 2 + 8), "empty",
+                    font(17), DIM)
+    else:
+        _memory_card(d, img, mem, cell)
+    text_left(d, (cx + 8, cy0 + 15), str(i), font(18, bold=True),
+              INK if kind in ("memory", "epilogue") else MUTED)
+    if i in set(_content().memory_track.objective_spaces):
+        _objective_icon(d, (cx + cw - 16, cy0 + 16), 10)
+    return img
 
 
 def _epilogue_tile(d: ImageDraw.ImageDraw, cell: Box) -> None:
@@ -763,12 +1015,13 @@ def _epilogue_tile(d: ImageDraw.ImageDraw, cell: Box) -> None:
 
 
 def _memory_card(d: ImageDraw.ImageDraw, img: Image.Image, mem: MemoryCell, cell: Box) -> None:
+    """A Memory card in its cell, without the Quest counter on it (:func:`_memory_counter`)."""
     from renderers.winter_hand import card_art  # a late import: the art lives with the hand
 
     col = FACTION_COLOR.get(mem.faction, NEUTRAL_MEM)
     rounded_panel(d, cell, fill=col, outline=HIGHLIGHT, radius=10, width=2)
-    x0, y0, x1, y1 = cell
-    art_box = (round(x0 + 6), round(y0 + 30), round(x1 - 6), round(y0 + 30 + (y1 - y0) * 0.42))
+    x0, _, x1, _ = cell
+    art_box = _memory_art_box(cell)
     if mem.source == "quest" and mem.card.startswith("story"):
         art = card_art(mem.card, art_box[2] - art_box[0], art_box[3] - art_box[1],
                        mem.faction)
@@ -784,11 +1037,19 @@ def _memory_card(d: ImageDraw.ImageDraw, img: Image.Image, mem: MemoryCell, cell
     for line in lines:
         text_center(d, ((x0 + x1) / 2, y), ellipsize(line, fnt, x1 - x0 - 10), fnt, INK)
         y += 18
-    if mem.counter_faction is not None:  # the Quest counter on its Memory
-        ccol = FACTION_COLOR.get(mem.counter_faction, NEUTRAL_MEM)
-        c = (x1 - 20, art_box[3] - 6)  # the counter lies on top of the Memory card
-        draw_shape(d, "hexagon", c, 14, fill=ccol, outline=INK, width=2)
-        text_center(d, c, GLYPH.get(mem.counter_faction, ""), font(14, bold=True), INK)
+
+
+def _memory_art_box(cell: Box) -> tuple[int, int, int, int]:
+    x0, y0, x1, y1 = cell
+    return (round(x0 + 6), round(y0 + 30), round(x1 - 6), round(y0 + 30 + (y1 - y0) * 0.42))
+
+
+def _memory_counter(d: ImageDraw.ImageDraw, faction: str, cell: Box) -> None:
+    """The Quest counter lying on a Memory card (drawn after the card)."""
+    ccol = FACTION_COLOR.get(faction, NEUTRAL_MEM)
+    c = (cell[2] - 20, _memory_art_box(cell)[3] - 6)
+    draw_shape(d, "hexagon", c, 14, fill=ccol, outline=INK, width=2)
+    text_center(d, c, GLYPH.get(faction, ""), font(14, bold=True), INK)
 
 
 # --------------------------------------------------------------------------- players
@@ -798,24 +1059,79 @@ def _seat_rows_height(pic: Picture) -> int:
     return 50 + pic.players * (SEAT_ROW_H + 8)
 
 
-def _card_back(d: ImageDraw.ImageDraw, c: Point, count: int, label: str = "") -> None:
+def _card_stack(d: ImageDraw.ImageDraw, c: tuple[float, ...], count: int) -> None:
     x, y = c
     for k in (2, 1, 0):
         off = k * 4
         d.rounded_rectangle((x - 15 + off, y - 20 - off, x + 15 + off, y + 20 - off), radius=5,
                             fill=mix((0x4B, 0x3F, 0x72), TEXT, 0.08 * k), outline=INK, width=2)
     text_center(d, (x, y), str(count), font(20, bold=True), TEXT)
+
+
+def _card_back(img: Image.Image, d: ImageDraw.ImageDraw, c: Point, count: int,
+               label: str = "") -> None:
+    x, y = c
+    _put(img, d, _card_stack, c, (x - 15, y - 28, x + 23, y + 20), count)
     if label:
         text_left(d, (x + 30, y), label, font(18), MUTED)
 
 
-def _draw_seats(d: ImageDraw.ImageDraw, pic: Picture, top: float) -> float:
-    h = _seat_rows_height(pic)
+def _badge(img: Image.Image, d: ImageDraw.ImageDraw, anchor: Point, text: str,
+           fnt: ImageFont.FreeTypeFont, fill: Color, text_fill: Color | None = None,
+           outline: Color | None = None) -> float:
+    """:func:`badge` (left-aligned, default padding) from its sprite; returns the badge's
+    right edge, where common.badge puts it (its text's length and 10 px each side)."""
+    x, y = anchor
+    w = fnt.getlength(text) + 20
+    _put(img, d, badge, anchor, (x, y - fnt.size, x + w, y + fnt.size), text, fnt, fill,
+         text_fill, (10, 4), "left", outline)
+    return x + w
+
+
+def _row_box(top: float, seat: int) -> Box:
+    y = top + 50 + seat * (SEAT_ROW_H + 8)
+    return (MARGIN + 10, y, WIDTH - MARGIN - 10, y + SEAT_ROW_H)
+
+
+@lru_cache(maxsize=1)
+def _seats_pieces() -> PanelPieces:
+    """The players' panel and legend, and a seat's row as it is when the seat neither
+    acts nor is awaited, in pieces (~0.9 MB, drawn once)."""
+    h = 50 + 2 * (SEAT_ROW_H + 8)
+    img = new_canvas(WIDTH, h + 1, BG)
+    d = ImageDraw.Draw(img)
+    _seats_panel(d, 0, h)
+    for seat in range(2):
+        _seat_row(d, _row_box(0, seat), acting=False, waiting=False)
+    return _cut_panel(img, 50, SEAT_ROW_H + 8)
+
+
+def _seats_panel(d: ImageDraw.ImageDraw, top: float, h: float) -> None:
     box = (MARGIN, top, WIDTH - MARGIN, top + h)
     rounded_panel(d, box, fill=PANEL, outline=GRID, radius=14)
     text_left(d, (MARGIN + 18, top + 25), "Players", font(22, bold=True), TEXT)
     text_left(d, (MARGIN + 130, top + 25),
               "ready = bright · activated = dim, flipped · ✕ = incapacitated", font(18), MUTED)
+
+
+def _seat_marker(d: ImageDraw.ImageDraw, c: tuple[float, ...], seat: int) -> None:
+    owner_marker(d, owner_style(seat), (c[0], c[1]), 18)
+
+
+def _seat_row(d: ImageDraw.ImageDraw, row: Box, acting: bool, waiting: bool) -> None:
+    """A seat's row and the label of its card count (nothing else in the row comes near
+    the label: the name and badges stop ~200 px short of it)."""
+    rounded_panel(d, row, fill=PANEL_HI if acting else mix(PANEL, PANEL_HI, 0.4),
+                  outline=GOLD if waiting else None, radius=12, width=3)
+    text_left(d, (row[2] - 190 + 30, row[1] + 30), "cards", font(18), MUTED)
+
+
+def _draw_seats(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture, top: float) -> float:
+    h = _seat_rows_height(pic)
+    if pic.players:
+        _paste_panel(img, _seats_pieces(), top, pic.players)
+    else:  # no rows: the panel's bottom corners reach its head
+        _seats_panel(d, top, h)
     figs_by_owner: dict[int, list[Fig]] = {}
     for f in pic.figures:
         if f.owner is not None:
@@ -826,34 +1142,33 @@ def _draw_seats(d: ImageDraw.ImageDraw, pic: Picture, top: float) -> float:
     seats = list(range(pic.players))
     y = top + 50
     for seat in seats:
-        row = (MARGIN + 10, y, WIDTH - MARGIN - 10, y + SEAT_ROW_H)
+        row = _row_box(top, seat)
         acting = seat == pic.acting
         waiting = seat in pic.to_act
-        rounded_panel(d, row, fill=PANEL_HI if acting else mix(PANEL, PANEL_HI, 0.4),
-                      outline=GOLD if waiting else None, radius=12, width=3)
-        style = owner_style(seat)
-        owner_marker(d, style, (row[0] + 30, y + 28), 18)
+        if acting or waiting:  # the pasted panel has the row as it is otherwise
+            _seat_row(d, row, acting, waiting)
+        mx, my = row[0] + 30, y + 28
+        _put_in_place(img, d, _seat_marker, (mx, my), (mx - 22, my - 22, mx + 22, my + 22), seat)
         fac = _faction_of(pic, seat)
         name_font = font(24, bold=True)
         name = ellipsize(pic.name(seat), name_font, 300)
         nb = text_left(d, (row[0] + 58, y + 28), name, name_font, TEXT)
         x = nb[2] + 12
         if fac:
-            b = badge(d, (x, y + 28), f"{GLYPH.get(fac, '')} {FACTION_LABEL.get(fac, fac)}",
-                      font(18, bold=True), FACTION_COLOR.get(fac, NEUTRAL_MEM))
-            x = b[2] + 8
+            x = _badge(img, d, (x, y + 28),
+                       f"{GLYPH.get(fac, '')} {FACTION_LABEL.get(fac, fac)}",
+                       font(18, bold=True), FACTION_COLOR.get(fac, NEUTRAL_MEM)) + 8
         if seat == pic.arbiter:
-            b = badge(d, (x, y + 28), "⚖ Arbiter", font(18, bold=True), GOLD)
-            x = b[2] + 8
+            x = _badge(img, d, (x, y + 28), "⚖ Arbiter", font(18, bold=True), GOLD) + 8
         if acting:
-            b = badge(d, (x, y + 28), "▶ acting", font(18, bold=True), HIGHLIGHT)
-            x = b[2] + 8
+            x = _badge(img, d, (x, y + 28), "▶ acting", font(18, bold=True), HIGHLIGHT) + 8
         elif waiting:
-            badge(d, (x, y + 28), "to act", font(18, bold=True), PANEL, GOLD, outline=GOLD)
+            _badge(img, d, (x, y + 28), "to act", font(18, bold=True), PANEL, GOLD,
+                   outline=GOLD)
         # counts at the right: Story cards, secret Objectives (never their faces)
         rx = row[2] - 190
         hc = pic.hand_counts[seat] if seat < len(pic.hand_counts) else 0
-        _card_back(d, (rx, y + 30), hc, "cards")
+        _card_back(img, d, (rx, y + 30), hc)  # its label is in the row (_seat_row)
         oc = pic.objective_counts[seat] if seat < len(pic.objective_counts) else 0
         if oc:
             _objective_icon(d, (rx + 110, y + 30), 11)
@@ -865,8 +1180,8 @@ def _draw_seats(d: ImageDraw.ImageDraw, pic: Picture, top: float) -> float:
         if not chips:
             text_left(d, (cx, cy), "no characters yet", font(18), DIM)
         for f in chips:
-            cx = _char_chip(d, f, cx, cy, row[2] - 12, f.id in {c for p in pic.powers
-                                                                 for c in p.characters})
+            cx = _char_chip(img, d, f, cx, cy, row[2] - 12,
+                            f.id in {c for p in pic.powers for c in p.characters})
         held = powers_by_holder.get(seat, [])
         face_up = [t.split(":", 1)[0] for s_, t in pic.revealed_objectives if s_ == seat]
         if held or face_up:
@@ -880,8 +1195,16 @@ def _draw_seats(d: ImageDraw.ImageDraw, pic: Picture, top: float) -> float:
     return top + h
 
 
-def _char_chip(d: ImageDraw.ImageDraw, f: Fig, x: float, y: float, xmax: float,
-               powered: bool) -> float:
+def _char_chip_face(d: ImageDraw.ImageDraw, c: tuple[float, ...], w: float, fill: Color,
+                    outline: Color, ink: Color, text: str) -> None:
+    x, y = c
+    d.rounded_rectangle((x, y - 16, x + w, y + 16), radius=16, fill=fill, outline=outline,
+                        width=2)
+    text_left(d, (x + 11, y), text, font(18, bold=True), ink)
+
+
+def _char_chip(img: Image.Image, d: ImageDraw.ImageDraw, f: Fig, x: float, y: float,
+               xmax: float, powered: bool) -> float:
     label = _short(f.id)
     state = ""
     if f.removed:
@@ -896,16 +1219,15 @@ def _char_chip(d: ImageDraw.ImageDraw, f: Fig, x: float, y: float, xmax: float,
     col = FACTION_COLOR.get(f.faction, NEUTRAL_MEM)
     box = (x, y - 16, x + w, y + 16)
     if f.removed:
-        d.rounded_rectangle(box, radius=16, fill=PANEL, outline=DIM, width=2)
-        text_left(d, (x + 11, y), text, fnt, DIM)
-        d.line((x + 8, y, x + w - 8, y), fill=DIM, width=2)
+        face = (PANEL, DIM, DIM)
     elif f.ready and not f.incapacitated:
-        d.rounded_rectangle(box, radius=16, fill=col, outline=INK, width=2)
-        text_left(d, (x + 11, y), text, fnt, INK)
+        face = (col, INK, INK)
     else:  # activated (the card flipped) or down: a dim, outlined chip
-        d.rounded_rectangle(box, radius=16, fill=mix(PANEL, col, 0.18),
-                            outline=WARN if f.incapacitated else mix(col, PANEL, 0.4), width=2)
-        text_left(d, (x + 11, y), text, fnt, mix(col, MUTED, 0.5))
+        face = (mix(PANEL, col, 0.18), WARN if f.incapacitated else mix(col, PANEL, 0.4),
+                mix(col, MUTED, 0.5))
+    _put(img, d, _char_chip_face, (x, y), box, w, *face, text)
+    if f.removed:  # a wide line is a polygon: in place
+        d.line((x + 8, y, x + w - 8, y), fill=DIM, width=2)
     if powered:
         draw_shape(d, "star", (x + w - 16, y), 8, fill=GOLD, outline=INK, width=1)
     return x + w + 8
@@ -915,19 +1237,18 @@ def _char_chip(d: ImageDraw.ImageDraw, f: Fig, x: float, y: float, xmax: float,
 
 
 def draw(pic: Picture) -> Image.Image:
-    banner_h = 108
-    map_top = MARGIN + banner_h + 14
-    strip_top = map_top + MAP_H + 14
+    strip_top = MAP_TOP + MAP_H + 14
     track_top = strip_top + _quest_strip_height(pic) + 14
     seats_top = track_top + TRACK_H + 14
     height = seats_top + _seat_rows_height(pic) + MARGIN
     img = new_canvas(WIDTH, height, BG)
+    img.paste(board_top(), (0, 0))
     d = ImageDraw.Draw(img)
-    _draw_banner(d, pic, (MARGIN, MARGIN, WIDTH - MARGIN, MARGIN + banner_h))
-    _draw_map(img, d, pic, map_top)
-    _draw_quest_strip(d, pic, strip_top)
+    _draw_banner(d, pic, (MARGIN, MARGIN, WIDTH - MARGIN, MARGIN + BANNER_H))
+    _draw_map(img, d, pic, MAP_TOP)
+    _draw_quest_strip(img, d, pic, strip_top)
     _draw_track(d, img, pic, track_top)
-    _draw_seats(d, pic, seats_top)
+    _draw_seats(img, d, pic, seats_top)
     return img
 
 
