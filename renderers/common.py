@@ -312,7 +312,8 @@ def palette_of(img: Image.Image, colors: int = 256) -> Image.Image | None:
     w, h = img.size
     # Colours are counted on every other pixel of every other row: any area of 2x2
     # pixels or more is seen, in under half the time of counting them all.
-    sample = img.resize((w // 2, h // 2), Image.Resampling.NEAREST) if w * h > 40_000 else img
+    sample = (img.resize((max(1, w // 2), max(1, h // 2)), Image.Resampling.NEAREST)
+              if w * h > 40_000 else img)
     counts = sample.getcolors(_FREQUENT_COLOURS_LIMIT)
     if counts is None:
         return None

@@ -119,6 +119,43 @@ def test_to_png_is_deterministic_and_small() -> None:
     assert len(common.to_png(img, max_colors=None)) > 0
 
 
+def _board_like(size: tuple[int, int]) -> Image.Image:
+    """Flat panels in every owner colour, anti-aliased text on them (~1,500 colours)."""
+    img = common.new_canvas(*size)
+    d = ImageDraw.Draw(img)
+    w, h = size
+    if min(w, h) < 60:  # too small for panels: a background and a few odd pixels
+        for i, colour in enumerate(common.OWNER_COLORS[: w * h - 1]):
+            img.putpixel((i % w, i // w), colour)
+        return img
+    for i, colour in enumerate((*common.OWNER_COLORS, common.PANEL, common.GOLD)):
+        x = (i % 3) * w // 3
+        y = (i // 3) * h // 3
+        d.rectangle((x + 4, y + 4, x + w // 3 - 4, y + h // 3 - 4), fill=colour)
+        common.text_center(d, (x + w // 6, y + h // 6), "Fabletop 42", common.font(26),
+                           common.INK)
+    return img
+
+
+@pytest.mark.parametrize("size", [(1, 1), (1, 50_000), (7, 3), (301, 199), (1200, 1500)])
+def test_to_png_keeps_every_flat_colour_exact(size: tuple[int, int]) -> None:
+    img = _board_like(size)
+    back = decode(common.to_png(img)).convert("RGB")
+    assert back.size == img.size
+    present = {rgb for _, rgb in img.getcolors(1 << 16)}
+    flat = [c for c in (common.BG, *common.OWNER_COLORS, common.PANEL, common.GOLD)
+            if c in present]
+    if min(size) < 60:
+        flat = [common.BG]  # single odd pixels may be sampled away: only the background
+    # Every pixel of a colour that covers an area comes back exactly that colour.
+    for colour in flat:
+        mask = Image.new("1", img.size)
+        mask.putdata([p == colour for p in img.get_flattened_data()])
+        got = {p for p, m in zip(back.get_flattened_data(), mask.get_flattened_data(),
+                                 strict=True) if m}
+        assert got <= {colour}, (colour, sorted(got)[:5])
+
+
 @pytest.mark.parametrize("module", [renderers, common])
 def test_doctests(module) -> None:
     result = doctest.testmod(module)
