@@ -32,13 +32,16 @@ Crossroads Inn · Player A's turn · step: Invest
 from __future__ import annotations
 
 import contextlib
+import math
 import re
-from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageChops, ImageDraw
 
 from engines.crossroads_inn.content import CrossroadsContent, load_content
 from engines.crossroads_inn.inn import space_name
@@ -156,6 +159,9 @@ PHASE_LABEL: dict[str, str] = {
 }
 TIER: dict[int, str] = {1: "I", 2: "II"}
 
+_ink_on: Callable[[Color], Color] = lru_cache(maxsize=128)(readable_on)
+"""The readable text colour on a fill (remembered: a few fills, asked at every token)."""
+
 # --------------------------------------------------------------------------- view helpers
 
 
@@ -268,6 +274,10 @@ class _Item:
 
     width: float
     draw: Callable[[ImageDraw.ImageDraw, float, float], None]
+    key: Hashable | None = None
+    """What the item looks like, when it draws only in its box (``width`` by ``height``
+    about its middle): then a flow on plain panel pastes it (:func:`_paste_item`)."""
+    height: float = 0
 
 
 BREAK: _Item = _Item(-1, lambda d, x, y: None)
@@ -300,15 +310,57 @@ def _flow_height(items: Iterable[_Item], width: float, row_h: float = 44,
 
 
 def _flow(d: ImageDraw.ImageDraw, x0: float, y0: float, width: float, items: Iterable[_Item],
-          row_h: float = 44, gap: float = 10) -> float:
+          row_h: float = 44, gap: float = 10, on: Color | None = None) -> float:
     """Lay items left to right, wrapping to a new row when one does not fit (or at a
-    BREAK); returns the y below the last row."""
+    BREAK); returns the y below the last row. ``on``: the flow lies on untouched canvas
+    of that colour (a panel's), so its items may be pasted from sprites."""
     y = y0
+    canvas = d if on is not None and isinstance(d, _Canvas) else None
     for row in _flow_rows(items, width, gap):
         for x, it in row:
-            it.draw(d, x0 + x, y + row_h / 2)
+            at = (x0 + x, y + row_h / 2)
+            if canvas is None or on is None or not _paste_item(canvas, it, at, on):
+                it.draw(d, *at)
         y += row_h + 6
     return y - 6
+
+
+class _Canvas(ImageDraw.ImageDraw):
+    """A panel's ImageDraw, knowing its image (to paste sprites on it)."""
+
+    def __init__(self, img: Image.Image) -> None:
+        super().__init__(img)
+        self.img = img
+
+
+def _paste_item(canvas: _Canvas, it: _Item, at: tuple[float, float], bg: Color) -> bool:
+    """Paste ``it``, drawn with its left edge and middle at ``at`` on ``bg``, from a sprite;
+    False if it has none (then draw it).
+
+    The stat chips of every innkeeper, the turn's steps and the tokens are the same from
+    move to move, and each is a rounded box and a text or two. Glyphs are placed to the
+    fraction of a pixel and Pillow rounds half to even, so the key holds where in its
+    first pixel the item starts and that pixel's parity; the sprite is drawn an even
+    number of pixels away."""
+    if it.key is None:
+        return False
+    x, y = at
+    left, top = math.floor(x), math.floor(y - it.height / 2)
+    dx, dy = x - left, y - top
+    key = (it.key, it.width, it.height, dx, dy, left % 2, top % 2, bg)
+    hit = _ITEMS.get(key)
+    if hit is None:
+        m = 2
+        ox, oy = m + left % 2, m + top % 2  # the item's first pixel on the sprite's canvas
+        box = (ox, oy, ox + math.ceil(dx + it.width) + 1, oy + math.ceil(dy + it.height / 2) + 1)
+        sprite = new_canvas(box[2] + m, box[3] + m, bg)
+        it.draw(ImageDraw.Draw(sprite), ox + dx, oy + dy)
+        hit = _Sprite(sprite.crop(box) if _solid_outside(sprite, box, bg) else None)
+        _ITEMS.put(key, hit)
+    if hit.img is None:
+        return False
+    canvas.img.paste(hit.img, (left, top))
+    return True
 
 
 def _pill(text: str, fill: Color, ink: Color | None = None, size: int = F_MIN,
@@ -320,9 +372,9 @@ def _pill(text: str, fill: Color, ink: Color | None = None, size: int = F_MIN,
         h = size + 12
         d.rounded_rectangle((x, y - h / 2, x + w, y + h / 2), radius=h / 2, fill=fill,
                             outline=outline, width=2 if outline else 0)
-        text_center(d, (x + w / 2, y), text, fnt, ink or readable_on(fill))
+        text_center(d, (x + w / 2, y), text, fnt, ink or _ink_on(fill))
 
-    return _Item(w, draw)
+    return _Item(w, draw, ("pill", text, fill, ink, size, bold, outline), size + 12)
 
 
 def _stat(label: str, value: str, value_fill: Color = TEXT) -> _Item:
@@ -337,7 +389,7 @@ def _stat(label: str, value: str, value_fill: Color = TEXT) -> _Item:
         text_left(d, (tx, y), label, lf, MUTED)
         text_left(d, (tx + lf.getlength(label) + 10, y), value, vf, value_fill)
 
-    return _Item(w, draw)
+    return _Item(w, draw, ("stat", label, value, value_fill), F_BODY + 10)
 
 
 def _gossip_chip(kind: str, count: int) -> _Item:
@@ -349,7 +401,7 @@ def _marker_item(seat: int, radius: float = 18) -> _Item:
     def draw(d: ImageDraw.ImageDraw, x: float, y: float) -> None:
         owner_marker(d, owner_style(seat), (x + radius, y), radius)
 
-    return _Item(2 * radius, draw)
+    return _Item(2 * radius, draw, ("marker", seat, radius), 2 * radius)
 
 
 def _gem(d: ImageDraw.ImageDraw, cx: float, cy: float, r: float = 8) -> None:
@@ -366,10 +418,13 @@ def _gems_item(rarity: int, r: float = 8) -> _Item:
     return _Item(w, draw)
 
 
+@lru_cache(maxsize=512)
 def _ingredient_items(ing: str, count: int = 1, max_width: float | None = None,
-                      bold: bool = True) -> list[_Item]:
+                      bold: bool = True) -> tuple[_Item, ...]:
     """An ingredient token: a pill in the ingredient's colour with its name, then ``×n``
-    when several lie together. The name shrinks (to 24 px) before it is ever cut."""
+    when several lie together. The name shrinks (to 24 px) before it is ever cut.
+    Remembered: every tile and hand shows tokens, and the fitting measures the name at
+    each size (the items draw wherever they are put)."""
     name = _ingredient_name(ing)
     fill = _ingredient_fill(ing)
     size = F_MIN
@@ -381,7 +436,7 @@ def _ingredient_items(ing: str, count: int = 1, max_width: float | None = None,
                    outline=GRID if fill == INGREDIENT_FILL["black_tears"] else INK)]
     if count > 1:
         items.append(_text_item(f"×{count}", TEXT, F_MIN, True))
-    return items
+    return tuple(items)
 
 
 def _coin_item(value: int, r: float = 21) -> _Item:
@@ -391,14 +446,14 @@ def _coin_item(value: int, r: float = 21) -> _Item:
         coin(d, (x + r, y), r)
         text_center(d, (x + r, y), str(value), _f(F_MIN if value < 10 else 24, True), INK)
 
-    return _Item(2 * r, draw)
+    return _Item(2 * r, draw, ("coin", value, r), 2 * r)
 
 
 def _gossip_token_item(kind: str, count: int, r: float = 21) -> _Item:
     def draw(d: ImageDraw.ImageDraw, x: float, y: float) -> None:
         fill = GOSSIP_FILL[kind]
         d.ellipse((x, y - r, x + 2 * r, y + r), fill=fill, outline=INK, width=2)
-        text_center(d, (x + r, y), str(count), _f(F_MIN, True), readable_on(fill))
+        text_center(d, (x + r, y), str(count), _f(F_MIN, True), _ink_on(fill))
 
     return _Item(2 * r, draw)
 
@@ -412,12 +467,16 @@ def _text_item(text: str, fill: Color = MUTED, size: int = F_MIN, bold: bool = F
     return _Item(fnt.getlength(text), draw)
 
 
-def _wrap(text: str, fnt: Any, width: float, max_lines: int | None = None) -> list[str]:
+@lru_cache(maxsize=1024)
+def _wrap(text: str, fnt: Any, width: float, max_lines: int | None = None
+          ) -> tuple[str, ...]:
+    """``text`` wrapped to ``width`` (remembered: the same names, effects and prompts
+    are wrapped at every move)."""
     lines = wrap_text(text, fnt, width)
     if max_lines is not None and len(lines) > max_lines:
         lines = lines[:max_lines]
         lines[-1] = ellipsize(lines[-1] + " …", fnt, width)
-    return lines
+    return tuple(lines)
 
 
 def _lines(d: ImageDraw.ImageDraw, x: float, y: float, lines: Sequence[str], fnt: Any,
@@ -451,30 +510,134 @@ def _panel_title(d: ImageDraw.ImageDraw, y: float, title: str, right: str = "") 
     return y + F_HEAD * 1.45
 
 
+class _Outgrown(Exception):
+    """A panel's content went past its trial canvas (see :class:`_Panel`)."""
+
+
+_TALLEST: dict[tuple[int, int], int] = {}
+"""The most rows a panel of each (width, height bound) has used in this process."""
+_TRIAL_ROOM: int = 48
+"""Rows a trial canvas has beyond the tallest panel of its bound seen so far."""
+
+
+@dataclass(frozen=True)
+class _PanelImage:
+    """A drawn section: its canvas, of which the top ``height`` rows count (the rest is
+    spare room, never shown)."""
+
+    img: Image.Image
+    height: int
+
+    @property
+    def width(self) -> int:
+        return self.img.width
+
+    def image(self) -> Image.Image:
+        """The rows that count, on an image of their own."""
+        if self.img.height == self.height:
+            return self.img
+        return self.img.crop((0, 0, self.img.width, self.height))
+
+
 class _Panel:
-    """A section drawn on its own canvas (PANEL-coloured), cropped to what it used and
-    pasted with rounded corners: sections can grow without a measuring pass."""
+    """A section drawn on its own canvas (PANEL-coloured), cut to what it used and
+    pasted with rounded corners: sections can grow without a measuring pass.
+
+    ``height`` bounds the section (it is cut there). Filling the whole bound costs more
+    than drawing, and sections use a fraction of it, so the canvas is only as tall as the
+    tallest section of that bound seen so far (plus room); a section that outgrows it
+    raises :class:`_Outgrown` from :meth:`done` and :func:`_drawn` draws it again on a
+    taller canvas. The rows kept are the same either way: those above the cut."""
 
     def __init__(self, height: int = 2400, width: int = INNER) -> None:
-        self.img = new_canvas(width, height, PANEL)
-        self.d = ImageDraw.Draw(self.img)
+        self.bound = height
+        self.key = (width, height)
+        tallest = _TALLEST.get(self.key)
+        rows = height if tallest is None else min(height, tallest + _TRIAL_ROOM)
+        self.img = new_canvas(width, rows, PANEL)
+        self.d = _Canvas(self.img)
         self.width = width
 
-    def done(self, y: float) -> Image.Image:
-        h = max(1, min(self.img.height, int(y + SP)))
-        return self.img.crop((0, 0, self.width, h))
+    def done(self, y: float) -> _PanelImage:
+        h = max(1, min(self.bound, int(y + SP)))
+        if h > _TALLEST.get(self.key, 0):
+            _TALLEST[self.key] = h
+        if h > self.img.height:
+            raise _Outgrown
+        return _PanelImage(self.img, h)
 
 
-def _stack(panels: Sequence[Image.Image], width: int = W) -> Image.Image:
+def _drawn(build: Callable[[], list[_PanelImage]]) -> list[_PanelImage]:
+    """The panels ``build`` draws, drawn again while one outgrows its trial canvas (each
+    retry has learnt a taller one, up to the panel's bound, so this ends)."""
+    while True:
+        with contextlib.suppress(_Outgrown):
+            return build()
+
+
+PANEL_RADIUS: int = 18
+"""Corner radius of a panel pasted on the picture."""
+
+
+def _panel_mask(size: tuple[int, int]) -> Image.Image:
+    """The rounded shape of a panel: 255 inside, 0 outside (no antialiasing)."""
+    mask = Image.new("L", size, 0)
+    ImageDraw.Draw(mask).rounded_rectangle((0, 0, size[0] - 1, size[1] - 1),
+                                           radius=PANEL_RADIUS, fill=255)
+    return mask
+
+
+@lru_cache(maxsize=256)
+def _panel_corners(size: tuple[int, int]) -> tuple[tuple[tuple[int, int], Image.Image], ...] | None:
+    """The four corners of a panel's mask, inverted (255 where the background shows), at
+    their offsets in the panel; None when the mask is not solid outside its corners.
+
+    Pasting a whole panel through its mask costs a blend of every pixel, yet the mask is
+    only 0 or 255 and only its corners hold any 0: a plain paste and four small pastes of
+    the background through the corners give the same pixels. Checked on the real mask, so
+    the shortcut never trusts how Pillow draws a rounded rectangle; ~2 KiB an entry."""
+    w, h = size
+    c = PANEL_RADIUS + 1
+    if w < 2 * c or h < 2 * c:
+        return None
+    mask = _panel_mask(size)
+    solid = [(c, 0, w - c, h), (0, c, c, h - c), (w - c, c, w, h - c)]
+    if any(mask.crop(box).getextrema() != (255, 255) for box in solid):
+        return None
+    corners = ((0, 0), (w - c, 0), (0, h - c), (w - c, h - c))
+    return tuple(((x, y), mask.crop((x, y, x + c, y + c)).point(lambda v: 255 - v))
+                 for x, y in corners)
+
+
+def _stack(panels: Sequence[_PanelImage], width: int = W) -> Image.Image:
+    """The panels one below the other on the background, with rounded corners.
+
+    Painted top to bottom without a first fill of the whole picture and without cutting
+    each panel off its canvas: a panel's spare rows land below it, where the gap, the
+    next panel or the bottom margin is painted afterwards (pastes are clipped to the
+    picture)."""
     total = PAD + sum(p.height + GAP for p in panels) - GAP + PAD
-    out = new_canvas(width, total, BG)
+    out = Image.new("RGB", (width, total))  # every pixel is painted below
+    out.paste(BG, (0, 0, width, PAD))
     y = PAD
     for p in panels:
-        mask = Image.new("L", p.size, 0)
-        ImageDraw.Draw(mask).rounded_rectangle((0, 0, p.width - 1, p.height - 1), radius=18,
-                                               fill=255)
-        out.paste(p, ((width - p.width) // 2, y), mask)
-        y += p.height + GAP
+        x = (width - p.width) // 2
+        size = (p.width, p.height)
+        corners = _panel_corners(size)
+        if corners is None:
+            out.paste(BG, (x, y, x + p.width, y + p.height))
+            out.paste(p.image(), (x, y), _panel_mask(size))
+        else:
+            out.paste(p.img, (x, y))
+            for (cx, cy), inverse in corners:
+                out.paste(BG, (x + cx, y + cy, x + cx + inverse.width, y + cy + inverse.height),
+                          inverse)
+        out.paste(BG, (0, y, x, y + p.height))
+        out.paste(BG, (x + p.width, y, width, y + p.height))
+        y += p.height
+        out.paste(BG, (0, y, width, min(total, y + GAP)))
+        y += GAP
+    out.paste(BG, (0, total - PAD, width, total))
     return out
 
 
@@ -487,12 +650,14 @@ class _CardText:
     body of rows. Measured first so a row of cards can share the tallest height."""
 
     band_fill: Color
-    title: list[str]
+    title: Sequence[str]
     subtitle: str
     body: list[tuple[str, Any]]
     """(kind, payload): ``("text", (lines, colour))``, ``("items", [_Item])``."""
 
     width: float = 0
+    key: tuple[Any, ...] = ()
+    """What the card was laid out from: equal keys, equal cards (see :func:`_card_sprite`)."""
 
     def band_height(self) -> float:
         return 10 + len(self.title) * 36 + (LH_MIN if self.subtitle else 0) + 8
@@ -534,7 +699,7 @@ def _tile_card_text(tile_id: str, w: float) -> _CardText:
         body.append(("items", [*pills, _gems_item(rarity, 7)]))
     if t.drawback is not None:
         body.append(("text", (_wrap("Drawback: " + t.drawback.text, _f(F_MIN), inner), LOSS)))
-    return _CardText(band, title, sub, body, w)
+    return _CardText(band, title, sub, body, w, ("tile", tile_id, w))
 
 
 def _basic_card_text(tile_id: str, w: float) -> _CardText:
@@ -547,7 +712,7 @@ def _basic_card_text(tile_id: str, w: float) -> _CardText:
         ("text", (_wrap("If covered: " + b.on_cover.text, fnt, inner), MUTED)),
     ]
     return _CardText(BASIC_FILL, _wrap(b.name, _f(F_BODY, True), inner, 2), "Basic Inn Tile",
-                     body, w)
+                     body, w, ("basic", tile_id, w))
 
 
 def _recipe_card_text(recipe_id: str, w: float, owned: Counter[str] | None) -> _CardText:
@@ -568,7 +733,9 @@ def _recipe_card_text(recipe_id: str, w: float, owned: Counter[str] | None) -> _
     ready = owned is not None and all(owned.get(i, 0) > 0 for i in r.ingredients)
     sub = ("Advanced Recipe" if r.advanced else "Recipe") + (" · ready to cook!" if ready
                                                              else "")
-    return _CardText(RECIPE_FILL, _wrap(r.name, _f(F_BODY, True), inner, 2), sub, body, w)
+    have = None if owned is None else tuple(owned.get(i, 0) > 0 for i in r.ingredients)
+    return _CardText(RECIPE_FILL, _wrap(r.name, _f(F_BODY, True), inner, 2), sub, body, w,
+                     ("recipe", recipe_id, w, have))
 
 
 def _draw_card(d: ImageDraw.ImageDraw, x: float, y: float, w: float, h: float,
@@ -579,7 +746,7 @@ def _draw_card(d: ImageDraw.ImageDraw, x: float, y: float, w: float, h: float,
                         outline=outline or GRID, width=4 if outline else 2)
     d.rounded_rectangle((x, y, x + w, y + band_h), radius=14, fill=card.band_fill)
     d.rectangle((x, y + band_h - 14, x + w, y + band_h), fill=card.band_fill)
-    ink = readable_on(card.band_fill)
+    ink = _ink_on(card.band_fill)
     ty = _lines(d, x + 12, y + 10, card.title, _f(F_BODY, True), ink, 36)
     if card.subtitle:
         sf, sl = _fit_lines(card.subtitle, w - 24, 1, (28, 26, 24), bold=False)
@@ -600,12 +767,115 @@ def _draw_card(d: ImageDraw.ImageDraw, x: float, y: float, w: float, h: float,
         d.rounded_rectangle((x, y, x + w, y + h), radius=14, outline=outline, width=4)
 
 
-def _card_row(d: ImageDraw.ImageDraw, x: float, y: float, width: float,
+_CARD_MARGIN: int = 8
+"""Blank rows and columns around a card sprite while it is drawn: proof nothing spills."""
+
+
+@dataclass(frozen=True)
+class _Sprite:
+    """A piece drawn once: its pixels, or None when it draws outside its box (then it is
+    drawn in place every time), and the box of all it draws, in pixels from the piece's
+    top left pixel (end exclusive)."""
+
+    img: Image.Image | None
+    reach: tuple[int, int, int, int] = (0, 0, 0, 0)
+
+    def nbytes(self) -> int:
+        if self.img is None:
+            return 512  # the key and the entry
+        return self.img.width * self.img.height * (1 if self.img.mode in ("L", "P") else 4)
+
+
+class _SpriteCache:
+    """A thread-safe LRU of sprites bounded by the bytes Pillow holds for their images.
+    Cached images are only ever pasted from, never drawn on."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self._items: OrderedDict[Hashable, _Sprite] = OrderedDict()
+        self._bytes = 0
+        self._max = max_bytes
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> _Sprite | None:
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None:
+                self._items.move_to_end(key)
+            return hit
+
+    def put(self, key: Hashable, sprite: _Sprite) -> None:
+        with self._lock:
+            if key in self._items:
+                return
+            self._items[key] = sprite
+            self._bytes += sprite.nbytes()
+            while self._bytes > self._max and len(self._items) > 1:
+                _, old = self._items.popitem(last=False)
+                self._bytes -= old.nbytes()
+
+
+def _compact(img: Image.Image) -> Image.Image:
+    """``img`` in a palette of its own colours when it has at most 256 (a quarter of the
+    memory, the same pixels once pasted on RGB), else ``img``."""
+    if img.getcolors(256) is None:
+        return img
+    # Median cut gives each colour a palette entry of its own when there are few enough
+    # (a given palette would be matched through a coarser colour cube): checked anyway.
+    small = img.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    return small if small.convert("RGB").tobytes() == img.tobytes() else img
+
+
+_ITEMS = _SpriteCache(3 << 20)
+"""Chips, pills and tokens of flows (:func:`_paste_item`): 10-40 KB each."""
+_CARDS = _SpriteCache(6 << 20)
+"""Drawn cards (:func:`_card_sprite`): 0.3-0.7 MB each, a track shows eight."""
+
+
+def _solid_outside(img: Image.Image, box: tuple[int, int, int, int], colour: Color) -> bool:
+    """Whether every pixel of ``img`` outside ``box`` is ``colour``."""
+    x0, y0, x1, y1 = box
+    w, h = img.size
+    strips = [(0, 0, w, y0), (0, y1, w, h), (0, y0, x0, y1), (x1, y0, w, y1)]
+    for strip in strips:
+        if strip[0] < strip[2] and strip[1] < strip[3]:
+            colours = img.crop(strip).getcolors(1)
+            if colours is None or colours[0][1] != colour:
+                return False
+    return True
+
+
+def _card_sprite(card: _CardText, w: float, h: float, outline: Color | None, tag: str,
+                 at: tuple[int, int], dy: float) -> Image.Image | None:
+    """The card drawn in the box (0, dy, w, dy + h) on the PANEL colour, to paste with its
+    top left at the pixel ``at``; None if it draws outside its box (then it is drawn in
+    place).
+
+    Cards are the most text of a picture and the same tiles stay on the track (shifting
+    along it) and in the inns from move to move. The sprite is drawn an even number of
+    pixels away from where the card goes (Pillow rounds some coordinates half to even),
+    so the parity of ``at`` is part of the key, and so is ``dy``, the fraction of a pixel
+    of the card's top (glyphs are placed to the fraction)."""
+    px, py = at[0] % 2, at[1] % 2
+    key = (card.key, w, h, outline, tag, px, py, dy)
+    hit = _CARDS.get(key)
+    if hit is None:
+        m = _CARD_MARGIN
+        box = (m + px, m + py, m + px + math.ceil(w) + 1, m + py + math.ceil(dy + h) + 1)
+        canvas = new_canvas(box[2] + m, box[3] + m, PANEL)
+        _draw_card(ImageDraw.Draw(canvas), box[0], box[1] + dy, w, h, card, outline, tag)
+        hit = _Sprite(canvas.crop(box) if _solid_outside(canvas, box, PANEL) else None)
+        _CARDS.put(key, hit)
+    return hit.img
+
+
+def _card_row(img: Image.Image, x: float, y: float, width: float,
               cards: Sequence[_CardText | None], per_row: int, gap: float = 12,
               outlines: Sequence[Color | None] | None = None,
               tags: Sequence[str] | None = None, empty_h: float = 120,
               empty_label: str = "empty") -> float:
-    """Cards ``per_row`` to a row (None: an empty slot); returns the y below."""
+    """Cards ``per_row`` to a row (None: an empty slot); returns the y below. Each card
+    sits on untouched panel, so a sprite of it drawn on the panel colour is the same."""
+    d = ImageDraw.Draw(img)
     w = (width - gap * (per_row - 1)) / per_row
     for start in range(0, len(cards), per_row):
         row = cards[start:start + per_row]
@@ -618,9 +888,15 @@ def _card_row(d: ImageDraw.ImageDraw, x: float, y: float, width: float,
                 text_center(d, (cx + w / 2, y + h / 2), empty_label, _f(F_MIN), DIM)
                 continue
             i = start + k
-            _draw_card(d, cx, y, w, h, card,
-                       outline=outlines[i] if outlines else None,
-                       tag=tags[i] if tags else "")
+            outline = outlines[i] if outlines else None
+            tag = tags[i] if tags else ""
+            at = (int(cx), math.floor(y))
+            sprite = (_card_sprite(card, w, h, outline, tag, at, y - at[1])
+                      if float(cx).is_integer() else None)
+            if sprite is None:
+                _draw_card(d, cx, y, w, h, card, outline=outline, tag=tag)
+            else:
+                img.paste(sprite, at)
         y += h + gap
     return y - gap
 
@@ -628,7 +904,7 @@ def _card_row(d: ImageDraw.ImageDraw, x: float, y: float, width: float,
 # --------------------------------------------------------------------------- table panels
 
 
-def _status_panel(v: CrossroadsView, names: list[str]) -> Image.Image:
+def _status_panel(v: CrossroadsView, names: list[str]) -> _PanelImage:
     p = _Panel(1400)
     d = p.d
     y = 12.0
@@ -659,14 +935,14 @@ def _status_panel(v: CrossroadsView, names: list[str]) -> Image.Image:
                 items.append(_pill(label, PANEL, DIM, outline=GRID))
             else:
                 items.append(_pill(label, PANEL_HI, MUTED))
-        y = _flow(d, SP, y, CW, items, row_h=42, gap=8) + 8
+        y = _flow(d, SP, y, CW, items, row_h=42, gap=8, on=PANEL) + 8
         facts: list[_Item] = [_stat("Buys left", str(v.buys_left))]
         facts.append(_stat("Impression", "done" if v.impression_done else "open"))
         facts.append(_stat("Reserved", "yes" if v.reserved_this_turn else "no"))
         if v.gossips_used:
             used = ", ".join(GOSSIP_LETTER.get(g, g) for g in v.gossips_used)
             facts.append(_stat("Gossips used", used))
-        y = _flow(d, SP, y, CW, facts, row_h=42, gap=10) + 10
+        y = _flow(d, SP, y, CW, facts, row_h=42, gap=10, on=PANEL) + 10
     y = _lines(d, SP, y, _wrap(v.prompt, _f(F_BODY), CW), _f(F_BODY), TEXT, 38) + 4
     if v.pending is not None and v.pending.prompt and v.pending.prompt != v.prompt:
         line = f"Waiting for {names[v.pending.seat]}: {v.pending.prompt}"
@@ -699,7 +975,7 @@ def _player_items(v: CrossroadsView, pv: PlayerView) -> list[_Item]:
     return items
 
 
-def _players_panel(v: CrossroadsView, names: list[str]) -> Image.Image:
+def _players_panel(v: CrossroadsView, names: list[str]) -> _PanelImage:
     p = _Panel(300 * v.players + 200)
     d = p.d
     y = _panel_title(d, 10, "Innkeepers", "E economic · P political · T traveller's gossips")
@@ -722,7 +998,7 @@ def _players_panel(v: CrossroadsView, names: list[str]) -> Image.Image:
         d.rounded_rectangle((SP + CW - rw, y + 2, SP + CW, y + 46), radius=22, fill=GOLD)
         text_center(d, (SP + CW - rw / 2, y + 24), right, rf, INK)
         y += 54
-        y = _flow(d, SP + 56, y, CW - 56, _player_items(v, pv), row_h=42, gap=8) + 12
+        y = _flow(d, SP + 56, y, CW - 56, _player_items(v, pv), row_h=42, gap=8, on=PANEL) + 12
         if active:
             d.rounded_rectangle((SP - 8, top - 6, SP + CW + 8, y - 4), radius=14,
                                 outline=GOLD, width=3)
@@ -730,7 +1006,25 @@ def _players_panel(v: CrossroadsView, names: list[str]) -> Image.Image:
     return p.done(y - 8)
 
 
-def _reputation_panel(v: CrossroadsView) -> Image.Image:
+@dataclass(frozen=True)
+class _RepSpace:
+    """Where one space of a Reputation track takes its tokens."""
+
+    group: str
+    space: int
+    special: bool
+    star: tuple[float, float]
+    """The centre of the star an empty gold space shows."""
+    tokens: tuple[float, float, float, float]
+    """The box the players' tokens share."""
+
+
+@lru_cache(maxsize=1)
+def _reputation_board() -> tuple[Image.Image, tuple[_RepSpace, ...]]:
+    """The Reputation Board without its tokens, and where they go. It depends on the
+    content only, so it is drawn once (~3 MB); each picture draws its tokens (and the
+    stars of the empty gold spaces) on a copy. Every token stays inside its own space, so
+    drawing them after all spaces gives the pixels of drawing them space by space."""
     c = _content()
     rep = c.boards.reputation
     spaces = list(range(rep.min, rep.max + 1))
@@ -758,13 +1052,10 @@ def _reputation_panel(v: CrossroadsView) -> Image.Image:
             text_center(d, (cx(i) + cell_w / 2, y + 16), _signed(sp.prestige),
                         _f(F_MIN, True), GOLD)
         y += 40
+    where: list[_RepSpace] = []
     for g in groups:
         text_left(d, (SP, y + row_h / 2), ellipsize(g.name, _f(F_MIN, True), label_w - 6),
                   _f(F_MIN, True), TEXT)
-        here: dict[int, list[int]] = {}
-        for pv in v.seats:
-            at = max(rep.min, min(rep.max, pv.reputation.get(g.id, g.start)))
-            here.setdefault(at, []).append(pv.seat)
         for i, s in enumerate(spaces):
             box = (cx(i), y, cx(i) + cell_w, y + row_h)
             special = s == g.special_action_space
@@ -776,9 +1067,8 @@ def _reputation_panel(v: CrossroadsView) -> Image.Image:
                             _f(F_MIN, True), GOLD)
                 top = y + 30
             mid_y = (top + y + row_h) / 2
-            if special and not here.get(s):
-                d.polygon(star_points((box[0] + cell_w / 2, mid_y), 18), fill=GOLD)
-            _markers(d, here.get(s, []), (box[0] + 3, top + 2, box[2] - 3, y + row_h - 2))
+            where.append(_RepSpace(g.id, s, special, (box[0] + cell_w / 2, mid_y),
+                                   (box[0] + 3, top + 2, box[2] - 3, y + row_h - 2)))
         y += row_h + 6
     # The legend: what the gold spaces and the ends of the tracks do.
     items = [_Item(36, lambda dd, x, yy: dd.polygon(star_points((x + 18, yy), 17),
@@ -786,7 +1076,26 @@ def _reputation_panel(v: CrossroadsView) -> Image.Image:
              _text_item("gold space: Special Action", TEXT),
              _text_item("· below 0: −1 Prestige a space · past 12: Special Action", MUTED)]
     y = _flow(d, SP, y + 4, CW, items, row_h=40, gap=10)
-    return p.done(y)
+    return p.done(y).image(), tuple(where)
+
+
+def _reputation_panel(v: CrossroadsView) -> _PanelImage:
+    c = _content()
+    rep = c.boards.reputation
+    board, where = _reputation_board()
+    img = board.copy()
+    d = ImageDraw.Draw(img)
+    here: dict[tuple[str, int], list[int]] = {}
+    for g in c.groups:
+        for pv in v.seats:
+            at = max(rep.min, min(rep.max, pv.reputation.get(g.id, g.start)))
+            here.setdefault((g.id, at), []).append(pv.seat)
+    for sp in where:
+        seats = here.get((sp.group, sp.space), [])
+        if sp.special and not seats:
+            d.polygon(star_points(sp.star, 18), fill=GOLD)
+        _markers(d, seats, sp.tokens)
+    return _PanelImage(img, img.height)
 
 
 def _signed(n: int) -> str:
@@ -816,7 +1125,7 @@ def _markers(d: ImageDraw.ImageDraw, seats: Sequence[int], box: tuple[float, ...
         text_center(d, (x1 - 8, y1 - 8), f"+{n - 4}", _f(20, True), TEXT)
 
 
-def _progress_panel(v: CrossroadsView) -> Image.Image:
+def _progress_panel(v: CrossroadsView) -> _PanelImage:
     p = _Panel(2200)
     d = p.d
     y = _panel_title(d, 10, "Progress Board",
@@ -824,7 +1133,7 @@ def _progress_panel(v: CrossroadsView) -> Image.Image:
     items = [_text_item("Prestige:", MUTED)]
     for pv in sorted(v.seats, key=lambda q: (-q.prestige, q.seat)):
         items += [_marker_item(pv.seat, 17), _text_item(str(pv.prestige), TEXT, F_BODY, True)]
-    y = _flow(d, SP, y, CW, items, row_h=40, gap=10) + 6
+    y = _flow(d, SP, y, CW, items, row_h=40, gap=10, on=PANEL) + 6
     hint = "New tiles enter on the left; the tile on the far right is discarded."
     y = _lines(d, SP, y, _wrap(hint, _f(F_MIN), CW), _f(F_MIN), MUTED, LH_MIN) + 6
     for tier in (1, 2):
@@ -844,11 +1153,11 @@ def _progress_panel(v: CrossroadsView) -> Image.Image:
         slots = list(track) + [None] * max(0, 4 - len(track))
         w = (CW - 12 * 3) / 4
         cards = [_tile_card_text(t, w) if t else None for t in slots]
-        y = _card_row(d, SP, y, CW, cards, 4) + 16
+        y = _card_row(p.img, SP, y, CW, cards, 4) + 16
     return p.done(y - 10)
 
 
-def _kingdom_panel(v: CrossroadsView) -> Image.Image:
+def _kingdom_panel(v: CrossroadsView) -> _PanelImage:
     c = _content()
     p = _Panel(300 + 320 * max(1, len(v.kingdom)))
     d = p.d
@@ -880,7 +1189,7 @@ def _kingdom_panel(v: CrossroadsView) -> Image.Image:
                     items.append(_gossip_chip(g, v.line_pool[g]))
             if "guldens" in v.line_pool:
                 items += [_coin_item(v.line_pool["guldens"]), _text_item("guldens", TEXT)]
-            y = _flow(d, tx, y + 4, CW - nw - 14, items, row_h=42, gap=8)
+            y = _flow(d, tx, y + 4, CW - nw - 14, items, row_h=42, gap=8, on=PANEL)
         y = max(y, top + 46) + 14
     return p.done(y - 14)
 
@@ -888,47 +1197,200 @@ def _kingdom_panel(v: CrossroadsView) -> Image.Image:
 # --------------------------------------------------------------------------- inns
 
 
-def _fit_lines(text: str, width: float, max_lines: int, sizes: Sequence[int] = (30, 28, 26),
-               bold: bool = True) -> tuple[Any, list[str]]:
+@lru_cache(maxsize=1024)
+def _fit_lines(text: str, width: float, max_lines: int, sizes: tuple[int, ...] = (30, 28, 26),
+               bold: bool = True) -> tuple[Any, tuple[str, ...]]:
     """The largest font of ``sizes`` in which ``text`` wraps into ``max_lines`` lines
-    without splitting a word; failing that, the smallest, cut with an ellipsis."""
+    without splitting a word; failing that, the smallest, cut with an ellipsis.
+    Remembered: each tile on an inn fits its name and category at every move."""
     for size in sizes:
         fnt = _f(size, bold)
         lines = wrap_text(text, fnt, width)
         if len(lines) <= max_lines and all(fnt.getlength(w) <= width for w in text.split()):
-            return fnt, lines
+            return fnt, tuple(lines)
     fnt = _f(sizes[-1], bold)
     return fnt, _wrap(text, fnt, width, max_lines)
 
 
-def _inn_grid(d: ImageDraw.ImageDraw, x0: float, y0: float, width: float, pv: PlayerView,
+GRID_GAP: int = 14
+"""Gap between the spaces of an inn's grid."""
+
+
+def _inn_grid(img: Image.Image, x0: float, y0: float, width: float, pv: PlayerView,
               v: CrossroadsView, cell_h: float, compact: bool) -> float:
-    """The 5x4 grid of one inn, the inner ring framed; returns the y below it."""
-    c = _content()
-    cols, rows = _grid()
-    gap = 14
-    cw = (width - gap * (cols - 1)) / cols
+    """The 5x4 grid of one inn, the inner ring framed; returns the y below it. Drawn on
+    untouched panel from ``y0`` down (the fallback below repaints that).
+
+    Empty spaces are pasted from sprites drawn on the ring alone (:func:`_cell_sprite`):
+    the pixels of drawing them in place, as long as nothing drawn before reached into
+    their box. Tiles, and spaces that draw outside their box (the hatching of an
+    unavailable corner), are drawn in place, in order; if one of them reaches into
+    another space's box (tokens running past a tile), the grid is drawn again the plain
+    way."""
+    rows = _grid()[1]
+    bottom = y0 + rows * (cell_h + GRID_GAP) - GRID_GAP
     unavailable = _basics_unavailable(v)
     new_here = set(v.built) if v.active == pv.seat and v.phase == "turn" else set()
-    # The inner ring's frame goes under the cells, in the gaps around them (Kingdom Cards
-    # #2, #7 and #10 speak of the rings).
+    d = ImageDraw.Draw(img)
+    _inner_ring(d, x0, y0, width, cell_h)
+    if float(y0).is_integer():
+        c = _content()
+        layout = (x0, width, cell_h, compact, unavailable)
+        cells = _cell_boxes(x0, y0, width, cell_h)
+        regions = [_cell_region(box) for _, _, box in cells]
+        fits = True
+        for k, ((r, col, box), region) in enumerate(zip(cells, regions, strict=True)):
+            sid = _space(r, col)
+            b = pv.inn.get(sid)
+            new = sid in new_here
+            content: tuple[Any, ...]
+            if b is None:
+                content = ("empty",)
+            else:
+                content = (b.tile, b.basic, b.covers, tuple(b.ingredients), b.in_line, new)
+            sprite = _cell_sprite(layout, y0, r, col, box, region, content,
+                                  lambda dd, bx, b=b, r=r, col=col, new=new:
+                                  _draw_cell(dd, bx, r, col, b, c, compact, unavailable, new))
+            if sprite.img is not None:
+                img.paste(sprite.img, region[:2])
+                continue
+            _draw_cell(d, box, r, col, b, c, compact, unavailable, new)
+            rx, ry = region[0], region[1]
+            reach = (rx + sprite.reach[0], ry + sprite.reach[1], rx + sprite.reach[2],
+                     ry + sprite.reach[3])
+            fits = fits and not any(_overlap(reach, other) for j, other in enumerate(regions)
+                                    if j != k)
+        if fits:
+            return bottom
+        img.paste(PANEL, (0, int(y0), img.width, img.height))
+        _inner_ring(d, x0, y0, width, cell_h)
+    _grid_cells(d, x0, y0, width, cell_h, compact, unavailable, pv.inn, new_here)
+    return bottom
+
+
+def _inner_ring(d: ImageDraw.ImageDraw, x0: float, y0: float, width: float,
+                cell_h: float) -> None:
+    """The inner ring's frame: under the cells, in the gaps around them (Kingdom Cards
+    #2, #7 and #10 speak of the rings)."""
+    cols, rows = _grid()
+    gap = GRID_GAP
+    cw = (width - gap * (cols - 1)) / cols
     ix0, iy0 = x0 + cw + gap / 2, y0 + cell_h + gap / 2
     ix1 = x0 + (cols - 1) * (cw + gap) - gap / 2
     iy1 = y0 + (rows - 1) * (cell_h + gap) - gap / 2
     d.rounded_rectangle((ix0 - 4, iy0 - 4, ix1 + 4, iy1 + 4), radius=14, fill=INNER_RING)
+
+
+def _cell_boxes(x0: float, y0: float, width: float, cell_h: float
+                ) -> list[tuple[int, int, tuple[float, float, float, float]]]:
+    """(row, column, box) of every space, row by row."""
+    cols, rows = _grid()
+    gap = GRID_GAP
+    cw = (width - gap * (cols - 1)) / cols
+    out = []
     for r in range(rows):
         for col in range(cols):
-            sid = _space(r, col)
             x = x0 + col * (cw + gap)
             y = y0 + r * (cell_h + gap)
-            box = (x, y, x + cw, y + cell_h)
-            b = pv.inn.get(sid)
-            if b is None:
-                _empty_cell(d, box, sid, _is_corner(r, col), _is_inner(r, col), unavailable,
-                            compact)
-            else:
-                _built_cell(d, box, b, c, compact, sid in new_here)
-    return y0 + rows * (cell_h + gap) - gap
+            out.append((r, col, (x, y, x + cw, y + cell_h)))
+    return out
+
+
+def _cell_region(box: tuple[float, float, float, float]) -> tuple[int, int, int, int]:
+    """The pixels a space's rounded box covers (Pillow rounds its corners' coordinates
+    with ``round``), end exclusive."""
+    return (round(box[0]), round(box[1]), round(box[2]) + 1, round(box[3]) + 1)
+
+
+def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _draw_cell(d: ImageDraw.ImageDraw, box: tuple[float, float, float, float], r: int,
+               col: int, b: BuiltView | None, c: CrossroadsContent, compact: bool,
+               unavailable: bool, new: bool) -> None:
+    if b is None:
+        _empty_cell(d, box, _space(r, col), _is_corner(r, col), _is_inner(r, col),
+                    unavailable, compact)
+    else:
+        _built_cell(d, box, b, c, compact, new)
+
+
+def _grid_cells(d: ImageDraw.ImageDraw, x0: float, y0: float, width: float, cell_h: float,
+                compact: bool, unavailable: bool, inn: dict[str, BuiltView],
+                new_here: set[str]) -> None:
+    """Draw every space in place, row by row (on the ring)."""
+    c = _content()
+    for r, col, box in _cell_boxes(x0, y0, width, cell_h):
+        sid = _space(r, col)
+        _draw_cell(d, box, r, col, inn.get(sid), c, compact, unavailable, sid in new_here)
+
+
+_CELLS = _SpriteCache(512 << 10)
+"""How far the tiles on inn grids draw (:func:`_cell_sprite`): no pictures, ~0.5 KB each."""
+_EMPTY_CELLS = _SpriteCache(4 << 20)
+"""Empty spaces of inn grids, the same in every inn: twenty per grid layout, 30-50 KB
+each in a palette (apart from the tiles, so no change of tiles evicts them)."""
+
+
+def _cell_sprite(layout: tuple[Any, ...], y0: float, r: int, col: int,
+                 box: tuple[float, float, float, float], region: tuple[int, int, int, int],
+                 content: tuple[Any, ...],
+                 draw: Callable[[ImageDraw.ImageDraw, tuple[float, float, float, float]], None]
+                 ) -> _Sprite:
+    """An empty space of a grid drawn on the inner ring alone, cut to its ``region``;
+    for a tile, or a space that draws outside its region, no image but how far it
+    reaches (it is drawn in place).
+
+    The empty spaces are most of a grid early on and the same in every inn. Tiles are
+    not kept as pictures: each inn's differ and change with their tokens, and a worker
+    drawing several tables would need more memory than a renderer may hold (they were
+    tried: an LRU of them thrashed). The key is the grid's layout, the space and what
+    lies on it. Drawn an even number of pixels away from the space (Pillow rounds half to
+    even; the spaces' fractional x, fifths of a pixel, stay far from any rounding edge),
+    so the parity of the region's corner is part of the key too."""
+    key = (layout, r, col, region[0] % 2, region[1] % 2, content)
+    empty = content == ("empty",)
+    cache = _EMPTY_CELLS if empty else _CELLS
+    hit = cache.get(key)
+    if hit is None:
+        # A narrow margin shows a space that stays in its box; one that goes further is
+        # drawn again with room to see how far (or is taken to reach anywhere).
+        hit = (_drawn_cell(layout, y0, box, region, draw, 2)
+               or _drawn_cell(layout, y0, box, region, draw, 64)
+               or _Sprite(None, (-(1 << 20), -(1 << 20), 1 << 20, 1 << 20)))
+        if hit.img is not None:
+            # Few colours, kept for good: in a palette (a quarter of the memory).
+            hit = _Sprite(_compact(hit.img) if empty else None, hit.reach)
+        cache.put(key, hit)
+    return hit
+
+
+def _drawn_cell(layout: tuple[Any, ...], y0: float, box: tuple[float, float, float, float],
+                region: tuple[int, int, int, int],
+                draw: Callable[[ImageDraw.ImageDraw, tuple[float, float, float, float]], None],
+                margin: int) -> _Sprite | None:
+    """A space drawn on the ring with ``margin`` pixels around its region (see
+    :func:`_cell_sprite`); None if its drawing reaches the edge of that canvas."""
+    x0, width, cell_h = layout[0], layout[1], layout[2]
+    sx = (region[0] - margin) // 2 * 2
+    sy = (region[1] - margin) // 2 * 2
+    w = region[2] - sx + margin
+    h = region[3] - sy + margin
+    canvas = new_canvas(w, h, PANEL)
+    d = ImageDraw.Draw(canvas)
+    _inner_ring(d, x0 - sx, y0 - sy, width, cell_h)
+    before = canvas.copy()
+    draw(d, (box[0] - sx, box[1] - sy, box[2] - sx, box[3] - sy))
+    bbox = ImageChops.difference(canvas, before).getbbox() or (0, 0, 0, 0)
+    inside = (region[0] - sx, region[1] - sy, region[2] - sx, region[3] - sy)
+    if bbox[0] <= 0 or bbox[1] <= 0 or bbox[2] >= w or bbox[3] >= h:
+        return None
+    reach = (bbox[0] - inside[0], bbox[1] - inside[1], bbox[2] - inside[0],
+             bbox[3] - inside[1])
+    fits = (reach[0] >= 0 and reach[1] >= 0 and reach[2] <= region[2] - region[0]
+            and reach[3] <= region[3] - region[1])
+    return _Sprite(canvas.crop(inside) if fits else None, reach)
 
 
 def _empty_cell(d: ImageDraw.ImageDraw, box: tuple[float, float, float, float], sid: str,
@@ -976,7 +1438,7 @@ def _built_cell(d: ImageDraw.ImageDraw, box: tuple[float, float, float, float], 
         fill = CATEGORY_FILL[c.colour(t)]
         name = t.name
         kind = c.category(t.category).name
-    ink = readable_on(fill)
+    ink = _ink_on(fill)
     d.rounded_rectangle(box, radius=12, fill=fill, outline=HIGHLIGHT if new else INK,
                         width=6 if new else 2)
     nf, lines = _fit_lines(name, inner, 2, (28, 26))
@@ -1038,12 +1500,57 @@ def _inn_header(d: ImageDraw.ImageDraw, y: float, v: CrossroadsView, pv: PlayerV
     return y + 2 * r + 16
 
 
-def _inn_panel(v: CrossroadsView, pv: PlayerView, names: list[str]) -> Image.Image:
+def _revenue_spaces() -> tuple[float, list[tuple[int, float]]]:
+    """The width of a space of the Revenue track and each space's (value, left x)."""
+    rev = _content().boards.inn_board.revenue_track
+    lw = 150
+    n = rev.max - rev.min + 1
+    g = 6
+    sw = (CW - lw - g * (n - 1)) / n
+    return sw, [(rev.min + k, SP + lw + k * (sw + g)) for k in range(n)]
+
+
+def _revenue_space(d: ImageDraw.ImageDraw, bx: float, y: float, sw: float, val: int,
+                   cur: bool) -> None:
+    d.rounded_rectangle((bx, y, bx + sw, y + 48), radius=10,
+                        fill=GOLD if cur else PANEL_HI, outline=HIGHLIGHT if cur else GRID,
+                        width=3 if cur else 1)
+    text_center(d, (bx + sw / 2, y + 24), str(val), _f(F_BODY, True), INK if cur else MUTED)
+
+
+@lru_cache(maxsize=2)
+def _revenue_track(parity: int) -> Image.Image | None:
+    """The Revenue track with no space marked (its label, its ten spaces), to paste with
+    its top at a row of ``parity``; None if a marked space would not cover an unmarked
+    one exactly (then it is drawn whole each time). The marked space is drawn on top:
+    both are the same rounded shape whatever their outline width, checked here on the
+    real masks. Drawn an even number of rows away (Pillow rounds half to even); 230 KB."""
+    sw, spaces = _revenue_spaces()
+    size = (INNER, parity + 49)
+    shapes = []
+    for outline_w in (1, 3):
+        mask = Image.new("L", size, 0)
+        md = ImageDraw.Draw(mask)
+        for _, bx in spaces:
+            md.rounded_rectangle((bx, parity, bx + sw, parity + 48), radius=10, fill=255,
+                                 outline=128, width=outline_w)
+        shapes.append(mask.point(lambda v: 255 if v else 0).tobytes())
+    if shapes[0] != shapes[1]:
+        return None
+    img = new_canvas(*size, PANEL)
+    d = ImageDraw.Draw(img)
+    text_left(d, (SP, parity + 24), "Revenue", _f(F_BODY, True), TEXT)
+    for val, bx in spaces:
+        _revenue_space(d, bx, parity, sw, val, False)
+    return img.crop((0, parity, INNER, parity + 49))
+
+
+def _inn_panel(v: CrossroadsView, pv: PlayerView, names: list[str]) -> _PanelImage:
     c = _content()
     p = _Panel(3200)
     d = p.d
     y = _inn_header(d, 10, v, pv, names, big=True)
-    y = _inn_grid(d, SP, y, CW, pv, v, 236, compact=False) + 10
+    y = _inn_grid(p.img, SP, y, CW, pv, v, 236, compact=False) + 10
     legend = ("Grey band: the inner ring. Corners: Basic spaces (not among the 16). "
                   "Stone strip: the Basic Inn Tile a tile covers.")
     if _basics_unavailable(v):
@@ -1051,20 +1558,17 @@ def _inn_panel(v: CrossroadsView, pv: PlayerView, names: list[str]) -> Image.Ima
     y = _lines(d, SP, y, _wrap(legend, _f(F_MIN), CW), _f(F_MIN), MUTED, LH_MIN) + 10
 
     # Revenue track 1..10.
-    rev = c.boards.inn_board.revenue_track
-    text_left(d, (SP, y + 24), "Revenue", _f(F_BODY, True), TEXT)
-    lw = 150
-    n = rev.max - rev.min + 1
-    g = 6
-    sw = (CW - lw - g * (n - 1)) / n
-    for k in range(n):
-        val = rev.min + k
-        bx = SP + lw + k * (sw + g)
-        cur = val == pv.revenue
-        d.rounded_rectangle((bx, y, bx + sw, y + 48), radius=10,
-                            fill=GOLD if cur else PANEL_HI, outline=HIGHLIGHT if cur else GRID,
-                            width=3 if cur else 1)
-        text_center(d, (bx + sw / 2, y + 24), str(val), _f(F_BODY, True), INK if cur else MUTED)
+    sw, spaces = _revenue_spaces()
+    track = _revenue_track(int(y) % 2) if float(y).is_integer() else None
+    if track is None:
+        text_left(d, (SP, y + 24), "Revenue", _f(F_BODY, True), TEXT)
+        for val, bx in spaces:
+            _revenue_space(d, bx, y, sw, val, val == pv.revenue)
+    else:
+        p.img.paste(track, (0, int(y)))
+        for val, bx in spaces:
+            if val == pv.revenue:
+                _revenue_space(d, bx, y, sw, val, True)
     y += 62
     items = [_stat("Chest", str(pv.chest)), _stat("Pouch", str(pv.pouch)),
              _stat("Debts", str(pv.debts), LOSS if pv.debts else TEXT),
@@ -1072,7 +1576,7 @@ def _inn_panel(v: CrossroadsView, pv: PlayerView, names: list[str]) -> Image.Ima
              _stat("Recipes in hand", str(pv.recipes))]
     if v.phase in ("draft", "place_basics"):
         items.append(_stat("Basic tiles held", str(pv.basics_face_down)))
-    y = _flow(d, SP, y, CW, items, row_h=44, gap=10) + 12
+    y = _flow(d, SP, y, CW, items, row_h=44, gap=10, on=PANEL) + 12
 
     # Gossips: three spaces per type.
     text_left(d, (SP, y + 22), "Gossips", _f(F_BODY, True), TEXT)
@@ -1114,7 +1618,7 @@ def _inn_panel(v: CrossroadsView, pv: PlayerView, names: list[str]) -> Image.Ima
         items += [it for i, n in sorted(owned.items()) for it in _ingredient_items(i, n)]
     else:
         items.append(_text_item("none", DIM))
-    y = _flow(d, SP, y, CW, items, row_h=44, gap=10) + 14
+    y = _flow(d, SP, y, CW, items, row_h=44, gap=10, on=PANEL) + 14
 
     # Reserved tiles, and tiles bought this turn awaiting their space.
     w2 = (CW - 12) / 2
@@ -1124,13 +1628,13 @@ def _inn_panel(v: CrossroadsView, pv: PlayerView, names: list[str]) -> Image.Ima
     reserved: list[_CardText | None] = [_tile_card_text(t, w2) for t in pv.reserved]
     while len(reserved) < c.boards.inn_board.reserved_spaces:
         reserved.append(None)
-    y = _card_row(d, SP, y, CW, reserved, 2, empty_h=80, empty_label="free") + 16
+    y = _card_row(p.img, SP, y, CW, reserved, 2, empty_h=80, empty_label="free") + 16
     if v.active == pv.seat and v.phase == "turn" and v.bought:
         text_left(d, (SP, y + 20), "Bought, to build in this order", _f(F_BODY, True), GOLD)
         y += 46
         cards = [_tile_card_text(t, w2) for t in v.bought]
         tags = [str(k + 1) for k in range(len(cards))]
-        y = _card_row(d, SP, y, CW, cards, 2, outlines=[GOLD] * len(cards), tags=tags) + 16
+        y = _card_row(p.img, SP, y, CW, cards, 2, outlines=[GOLD] * len(cards), tags=tags) + 16
 
     # Recipes: how many in hand (secret cards), and those completed (public).
     text_left(d, (SP, y + 20), f"Recipes: {pv.recipes} in hand, {len(pv.completed)} completed",
@@ -1147,7 +1651,7 @@ def _inn_panel(v: CrossroadsView, pv: PlayerView, names: list[str]) -> Image.Ima
     return p.done(y)
 
 
-def _inn_small_panel(v: CrossroadsView, pv: PlayerView, names: list[str]) -> Image.Image:
+def _inn_small_panel(v: CrossroadsView, pv: PlayerView, names: list[str]) -> _PanelImage:
     p = _Panel(1400)
     d = p.d
     y = _inn_header(d, 8, v, pv, names, big=False)
@@ -1155,17 +1659,17 @@ def _inn_small_panel(v: CrossroadsView, pv: PlayerView, names: list[str]) -> Ima
     doors = (f"−3 {_group_name(pv.closed_door)} / +1 {_group_name(pv.open_door)}"
              if pv.closed_door or pv.open_door else "none yet")
     items.append(_stat("Doors", doors))
-    y = _flow(d, SP, y, CW, items, row_h=42, gap=8) + 12
-    y = _inn_grid(d, SP, y, CW, pv, v, 150, compact=True)
+    y = _flow(d, SP, y, CW, items, row_h=42, gap=8, on=PANEL) + 12
+    y = _inn_grid(p.img, SP, y, CW, pv, v, 150, compact=True)
     return p.done(y)
 
 
 # --------------------------------------------------------------------------- hand
 
 
-def _hand_panels(v: CrossroadsView, names: list[str]) -> list[Image.Image]:
+def _hand_panels(v: CrossroadsView, names: list[str]) -> list[_PanelImage]:
     c = _content()
-    panels: list[Image.Image] = []
+    panels: list[_PanelImage] = []
     p = _Panel(600)
     d = p.d
     if v.seat is None or v.seat >= len(v.seats):
@@ -1198,7 +1702,7 @@ def _hand_panels(v: CrossroadsView, names: list[str]) -> list[Image.Image]:
             p = _Panel(400 + 500 * ((len(options) + 1) // 2))
             y = _panel_title(p.d, 10, "Choose the Recipe to keep")
             cards = [_recipe_card_text(o, w2, owned) for o in options]
-            y = _card_row(p.d, SP, y, CW, cards, 2, outlines=[GOLD] * len(cards))
+            y = _card_row(p.img, SP, y, CW, cards, 2, outlines=[GOLD] * len(cards))
             panels.append(p.done(y))
 
     draft = _draft_panels(v, w2)
@@ -1213,7 +1717,7 @@ def _hand_panels(v: CrossroadsView, names: list[str]) -> list[Image.Image]:
     if recipes:
         cards = [_recipe_card_text(r, w2, owned) for r in recipes]
         ready = [all(owned.get(i, 0) for i in c.recipe(r).ingredients) for r in recipes]
-        y = _card_row(p.d, SP, y, CW, cards, 2, outlines=[GOOD if k else None for k in ready])
+        y = _card_row(p.img, SP, y, CW, cards, 2, outlines=[GOOD if k else None for k in ready])
     else:
         text_left(p.d, (SP, y + 16), "No Recipe cards in hand.", _f(F_BODY), DIM)
         y += 36
@@ -1224,7 +1728,7 @@ def _hand_panels(v: CrossroadsView, names: list[str]) -> list[Image.Image]:
     y = _panel_title(p.d, 10, "Your ingredients", "on your inn's tiles")
     items = ([it for i, n in sorted(owned.items()) for it in _ingredient_items(i, n)] if owned
              else [_text_item("None yet: build tiles that give ingredients.", DIM, F_BODY)])
-    y = _flow(p.d, SP, y, CW, items, row_h=44, gap=10)
+    y = _flow(p.d, SP, y, CW, items, row_h=44, gap=10, on=PANEL)
     panels.append(p.done(y))
 
     if v.phase not in ("draft", "place_basics"):
@@ -1232,24 +1736,24 @@ def _hand_panels(v: CrossroadsView, names: list[str]) -> list[Image.Image]:
     return panels
 
 
-def _draft_panels(v: CrossroadsView, w2: float) -> list[Image.Image]:
+def _draft_panels(v: CrossroadsView, w2: float) -> list[_PanelImage]:
     """The Basic Inn Tiles of the draft (face down, secret): the pack to pick from and
     the tiles kept."""
-    panels: list[Image.Image] = []
+    panels: list[_PanelImage] = []
     pack = list(v.my_pack or [])
     kept = list(v.my_kept or [])
     if pack:
         p = _Panel(400 + 400 * ((len(pack) + 1) // 2))
         y = _panel_title(p.d, 10, "Pick one Basic Inn Tile", "the rest pass to your left")
         cards = [_basic_card_text(t, w2) for t in pack]
-        y = _card_row(p.d, SP, y, CW, cards, 2, outlines=[GOLD] * len(cards))
+        y = _card_row(p.img, SP, y, CW, cards, 2, outlines=[GOLD] * len(cards))
         panels.append(p.done(y))
     if kept:
         title = ("Your Basic Inn Tiles: place each on a corner" if v.phase == "place_basics"
                  else "Basic Inn Tiles you kept (face down)")
         p = _Panel(400 + 400 * ((len(kept) + 1) // 2))
         y = _panel_title(p.d, 10, title)
-        y = _card_row(p.d, SP, y, CW, [_basic_card_text(t, w2) for t in kept], 2)
+        y = _card_row(p.img, SP, y, CW, [_basic_card_text(t, w2) for t in kept], 2)
         panels.append(p.done(y))
     return panels
 
@@ -1273,14 +1777,14 @@ def draw(view: Any, names: Sequence[str] | None = None, part: str = "table") -> 
     kind, seat = _parse_part(part, v.players)
     nm = _names(v, names)
     if kind == "table":
-        panels = [_status_panel(v, nm), _players_panel(v, nm), _reputation_panel(v),
-                  _progress_panel(v), _kingdom_panel(v)]
-    elif kind == "inns":
-        panels = [_inn_small_panel(v, pv, nm) for pv in v.seats]
-    else:
-        assert seat is not None
-        panels = [_inn_panel(v, v.seats[seat], nm)]
-    return _stack(panels)
+        return _stack(_drawn(lambda: [_status_panel(v, nm), _players_panel(v, nm),
+                                      _reputation_panel(v), _progress_panel(v),
+                                      _kingdom_panel(v)]))
+    if kind == "inns":
+        return _stack(_drawn(lambda: [_inn_small_panel(v, pv, nm) for pv in v.seats]))
+    assert seat is not None
+    pv = v.seats[seat]
+    return _stack(_drawn(lambda: [_inn_panel(v, pv, nm)]))
 
 
 def render(view: Any, names: Sequence[str] | None = None, part: str = "table") -> bytes:
@@ -1295,7 +1799,8 @@ def render(view: Any, names: Sequence[str] | None = None, part: str = "table") -
 
 def draw_hand(view: Any, names: Sequence[str] | None = None) -> Image.Image:
     v = _as_view(view)
-    return _stack(_hand_panels(v, _names(v, names)))
+    nm = _names(v, names)
+    return _stack(_drawn(lambda: _hand_panels(v, nm)))
 
 
 def render_hand(view: Any, names: Sequence[str] | None = None) -> bytes:
