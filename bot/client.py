@@ -125,9 +125,9 @@ class FabletopTree(app_commands.CommandTree):
         command = interaction.command
         if (interaction.type is discord.InteractionType.application_command
                 and isinstance(command, app_commands.Command)
-                and command.extras.get("answer") not in ("public", "at once")):
+                and command.extras.get("answer") != "at once"):
             # Acknowledged before the command reads a table: a busy store or table lock
-            # must never eat Discord's 3 seconds (see bot.replies.PUBLIC_ANSWER).
+            # must never eat Discord's 3 seconds (see bot.replies.AT_ONCE).
             await interaction.response.defer(ephemeral=True, thinking=True)
         return True
 

@@ -153,9 +153,9 @@ class Delivery:
         """table id -> its current turn message (read from the store after a restart)."""
         self._turn_seats: dict[str, tuple[int, ...]] = {}
         """table id -> the seats to act when its turn message was last posted or edited."""
-        self._lobbies: dict[str, discord.Interaction] = {}
-        """table id -> the /table new interaction whose reply carries the lobby buttons
-        (its token can edit that reply for 15 minutes)."""
+        self._lobbies: dict[str, tuple[int, int]] = {}
+        """table id -> (channel id, message id) of the message carrying its lobby
+        buttons (posted by ``/table new``, or learnt from a click on it)."""
         self.finished: list[Finished] = []
         """Called with the outbox that ends a game, once it is delivered (a game's cog
         posts its storybook, say)."""
@@ -511,38 +511,55 @@ class Delivery:
 
     # -- lobbies -------------------------------------------------------------------
 
-    def remember_lobby(self, table_id: str, interaction: discord.Interaction) -> None:
-        # An interaction token can edit its reply for 15 minutes: drop the expired ones.
-        expired = [t for t, i in self._lobbies.items() if i.is_expired()]
-        for t in expired:
-            del self._lobbies[t]
-        self._lobbies[table_id] = interaction
+    async def post_lobby(self, info: TableInfo, content: str,
+                         view: discord.ui.View | None) -> discord.Message | None:
+        """Post a table's lobby message (its seats and buttons) in its channel, as the
+        bot's own message: slash commands answer privately and at once, and a bot's
+        message can be edited for as long as it exists. ``None`` if it could not post."""
+        channel = self.client.get_partial_messageable(info.channel_id)
+        sent = await self._send(channel, content=content, view=view)
+        if sent is not None:
+            self._lobbies[info.id] = (info.channel_id, sent.id)
+        return sent
+
+    def remember_lobby(self, table_id: str, channel_id: int, message_id: int) -> None:
+        """The message carrying a table's lobby buttons (a click on it names it)."""
+        self._lobbies[table_id] = (channel_id, message_id)
 
     def forget_lobby(self, table_id: str) -> None:
         self._lobbies.pop(table_id, None)
 
     async def refresh_lobby(self, info: TableInfo, content: str,
-                            view: discord.ui.View | None) -> None:
-        """Bring the lobby message up to date after a slash command changed the seats
-        (best effort: after 15 minutes or a restart the message stays as it was)."""
-        interaction = self._lobbies.get(info.id)
-        if interaction is None or interaction.is_expired():
-            return
-        try:
-            await interaction.edit_original_response(
-                content=clip(content), view=view, allowed_mentions=discord.AllowedMentions.none())
-        except (discord.HTTPException, ValueError):
-            log.debug("could not refresh the lobby of table %s", info.id)
+                            view: discord.ui.View | None) -> bool:
+        """Bring the lobby message up to date after a slash command changed the seats;
+        if it is not known (a restart) or gone, post a new one. False if neither
+        could be done."""
+        known = self._lobbies.get(info.id)
+        if known is not None:
+            try:
+                partial = self.client.get_partial_messageable(known[0])
+                await partial.get_partial_message(known[1]).edit(
+                    content=clip(content), view=view,
+                    allowed_mentions=discord.AllowedMentions.none())
+                return True
+            except discord.HTTPException:
+                log.info("could not edit the lobby of table %s; posting it again", info.id)
+        return await self.post_lobby(info, content, view) is not None
 
-    async def close_lobby(self, table_id: str) -> None:
+    async def close_lobby(self, table_id: str, content: str | None = None) -> None:
         """Take the Join/Start buttons off the lobby message once the lobby is over
-        (best effort: after 15 minutes or a restart they stay, and only say so)."""
-        interaction = self._lobbies.pop(table_id, None)
-        if interaction is None or interaction.is_expired():
+        (with ``content``: and say why). Best effort: after a restart the message is
+        not known, and its buttons only say the table has moved on."""
+        known = self._lobbies.pop(table_id, None)
+        if known is None:
             return
+        kwargs: dict[str, Any] = {"view": None}
+        if content is not None:
+            kwargs.update(content=clip(content), allowed_mentions=discord.AllowedMentions.none())
         try:
-            await interaction.edit_original_response(view=None)
-        except (discord.HTTPException, ValueError):
+            partial = self.client.get_partial_messageable(known[0])
+            await partial.get_partial_message(known[1]).edit(**kwargs)
+        except discord.HTTPException:
             log.debug("could not take the buttons off the lobby of table %s", table_id)
 
     # -- private updates (games without a hand message) ------------------------------

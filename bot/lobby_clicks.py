@@ -71,6 +71,10 @@ class LobbyClicks:
         # read must not eat Discord's 3 seconds. Refusals follow privately; a change
         # edits the lobby message itself (the deferred update's original).
         await interaction.response.defer()
+        if interaction.message is not None and interaction.channel_id is not None:
+            # The clicked message is the lobby message: slash commands edit it too.
+            self.delivery.remember_lobby(table_id, interaction.channel_id,
+                                         interaction.message.id)
         try:
             info = await self.service.status(table_id)
         except NoTable:

@@ -17,7 +17,6 @@ import discord
 __all__ = [
     "AT_ONCE",
     "INTERNAL_ERROR",
-    "PUBLIC_ANSWER",
     "acknowledge",
     "apology",
     "display_name",
@@ -29,11 +28,10 @@ log = logging.getLogger("fabletop.errors")
 
 INTERNAL_ERROR = "Something went wrong on my side; nothing was changed. Please try again."
 
-# A slash command is acknowledged privately before it reads a table (the command tree
-# defers it: FabletopTree.interaction_check), unless its ``extras`` say otherwise:
-PUBLIC_ANSWER = {"answer": "public"}
-"""Its answer is a public message (a lobby change), so it answers itself: Discord fixes
-whether a deferred answer is public when it is deferred, and refusals must be private."""
+# Every slash command is acknowledged privately before it reads a table (the command
+# tree defers it: FabletopTree.interaction_check), and what it makes public it posts in
+# the channel (Discord fixes whether a deferred answer is public when it is deferred,
+# and refusals must stay private), unless its ``extras`` say otherwise:
 AT_ONCE = {"answer": "at once"}
 """Its answer needs no table and no waiting (rules, help texts): it answers itself."""
 

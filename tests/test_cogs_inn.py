@@ -135,7 +135,7 @@ async def test_slot_then_column_plays_the_move(h: Harness) -> None:
     assert menu.ephemeral
     assert free_slot.name in menu.content
     assert codes(menu) == [f"d{free_slot.slot}c{c}" for c in range(1, 8)]
-    assert not h.fake.channel_messages()[1:]  # nothing public yet
+    assert not h.fake.channel_messages()[2:]  # nothing public yet (the lobby, the board)
     assert (await h.service.status(info.id)).version == 0
 
     sent = await h.click(button(menu, f"d{free_slot.slot}c3")["custom_id"], mover, menu)
@@ -458,7 +458,9 @@ async def test_reminders_ping_the_player_with_fresh_buttons(h: Harness) -> None:
     assert f"<@{mover}>" in reminder.content and "waiting for you" in reminder.content
     assert codes(reminder) == codes(old)
     assert all(cid.startswith(f"ft:{info.id}:0:") for cid in reminder.custom_ids)
-    assert [s.message_id for s in h.fake.sent if s.kind == "edit_message"] == [old.message_id]
+    lobby = h.fake.channel_messages()[0]  # closed at the start
+    assert [s.message_id for s in h.fake.sent if s.kind == "edit_message"
+            and s.message_id != lobby.message_id] == [old.message_id]
     # the reminder's buttons play like any others
     sent = await play(h)
     assert (await h.service.status(info.id)).version == 1

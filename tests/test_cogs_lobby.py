@@ -21,6 +21,7 @@ from tests.discord_fakes import (
     OWNER_ID,
     PNG,
     Harness,
+    Sent,
     answer,
     close_harness,
     make_harness,
@@ -36,10 +37,12 @@ async def h(tmp_path: Path) -> AsyncIterator[Harness]:
     await close_harness(harness)
 
 
-async def open_table(h: Harness) -> None:
+async def open_table(h: Harness) -> Sent:
+    """Ann opens a Fairy Tale Inn table; returns the lobby message."""
     sent = await h.slash("table new", ANN, uname="Ann", game="fairy-tale-inn")
-    reply = only(sent, "callback")
-    assert reply.response_type == 4 and not reply.ephemeral
+    assert only(sent, "callback").response_type == 5  # acknowledged at once, privately
+    assert answer(sent).ephemeral
+    return only(sent, "channel_message")
 
 
 # --------------------------------------------------------------------------- lobby
@@ -47,10 +50,13 @@ async def open_table(h: Harness) -> None:
 
 async def test_new_table_is_announced_publicly(h: Harness) -> None:
     sent = await h.slash("table new", ANN, uname="Ann", game="fairy-tale-inn")
-    reply = only(sent, "callback")
-    assert reply.response_type == 4
-    assert not reply.ephemeral
-    assert "Fairy Tale Inn" in reply.content and "Ann" in reply.content
+    assert only(sent, "callback").response_type == 5  # deferred before the table is made
+    lobby = only(sent, "channel_message")  # the lobby is the bot's own channel message
+    assert "Fairy Tale Inn" in lobby.content and "Ann" in lobby.content
+    assert any(c.endswith("lobby.join") for c in lobby.custom_ids)
+    reply = answer(sent)
+    assert reply.ephemeral and "is open" in reply.content
+    assert str(lobby.message_id) in reply.content  # a link to the lobby message
     info = await h.service.status(CHANNEL_ID)
     assert info.status is TableStatus.LOBBY and info.host_id == ANN
 
@@ -122,10 +128,11 @@ async def test_commands_without_a_table_explain(h: Harness) -> None:
 async def test_only_the_host_starts(h: Harness) -> None:
     await open_table(h)
     await h.slash("table join", BOB, uname="Bob")
+    before = len(h.fake.channel_messages())  # the lobby message
     sent = await h.slash("table start", BOB)
     assert "host" in reply_text(sent).lower()
     assert (await h.service.status(CHANNEL_ID)).status is TableStatus.LOBBY
-    assert not h.fake.channel_messages()
+    assert len(h.fake.channel_messages()) == before
 
 
 async def test_start_defers_then_posts_board_and_buttons(h: Harness) -> None:
@@ -297,8 +304,7 @@ async def test_no_commands_are_synced_on_start(h: Harness) -> None:
 
 
 async def test_lobby_buttons_join_add_ai_and_start(h: Harness) -> None:
-    sent = await h.slash("table new", ANN, uname="Ann", game="fairy-tale-inn")
-    lobby = answer(sent)
+    lobby = await open_table(h)
     info = await h.service.status(CHANNEL_ID)
     assert lobby.custom_ids == [f"ft:{info.id}:0:lobby.{c}" for c in ("join", "leave", "ai",
                                                                      "start")]
@@ -342,13 +348,11 @@ async def test_lobby_buttons_refuse_privately(h: Harness) -> None:
 
 
 async def test_start_by_command_takes_the_buttons_off_the_lobby(h: Harness) -> None:
-    payload = h.fake.slash_payload(h.bot, "table new", user_id=ANN, name="Ann",
-                                   game="fairy-tale-inn")
-    await h.fake.dispatch(h.bot, payload)
+    lobby = await open_table(h)
     await h.slash("table join", BOB, uname="Bob")
     sent = await h.slash("table start", ANN)
-    closed = [s for s in sent if s.kind == "edit_original"
-              and s.interaction_id == int(payload["id"])]
+    closed = [s for s in sent if s.kind == "edit_message"
+              and s.message_id == lobby.message_id]
     assert len(closed) == 1 and closed[0].payload["components"] == []
     # the lobby closes before the board goes up
     assert sent.index(closed[0]) < sent.index(only(sent, "channel_message"))

@@ -176,9 +176,11 @@ async def test_seat_numbers_in_refusals_count_from_one(h: Harness) -> None:
 
 
 async def test_the_lobby_message_is_refreshed_after_slash_commands(h: Harness) -> None:
-    await h.slash("table new", ANN, uname="Ann", game="fairy-tale-inn")
+    posted = only(await h.slash("table new", ANN, uname="Ann", game="fairy-tale-inn"),
+                  "channel_message")
     await h.slash("table join", BOB, uname="Bob")
-    edits = [s for s in h.fake.sent if s.kind == "edit_original"]
+    edits = [s for s in h.fake.sent if s.kind == "edit_message"
+             and s.message_id == posted.message_id]
     assert edits, "the lobby message was not edited"
     lobby = edits[-1]
     assert "Ready: the host can start" in lobby.content

@@ -19,7 +19,7 @@ from discord.ext import commands
 from bot.cogs.common import delivery_of, display_name, parse_options, service_of
 from bot.delivery import CANNOT_POST
 from bot.lobby_clicks import lobby_text, lobby_view
-from bot.replies import AT_ONCE, PUBLIC_ANSWER, acknowledge, log_fault, private
+from bot.replies import AT_ONCE, acknowledge, log_fault, private
 from bot.tables import NoTable, TableInfo, TableService, TableStatus, UnknownGame, UserError
 from bot.turns import ANNOUNCE_FAILED
 from bot.ui.games import get_ui
@@ -89,6 +89,12 @@ def _match_game(text: str) -> str:
     known = ", ".join(name for _, name in games)
     raise UnknownGame(f"There is no game called '{quote(text, 40)}'. Games: {known}.")
 
+
+CANNOT_LOBBY = (
+    "I could not post the lobby message in this channel, so nobody can see its Join and "
+    "Start buttons. Please give me View Channel, Send Messages and Read Message History "
+    "here; `/table join` and `/table start` work meanwhile."
+)
 
 async def game_autocomplete(
     interaction: discord.Interaction, current: str
@@ -226,8 +232,7 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
         self.bot = bot
         super().__init__()
 
-    @app_commands.command(name="new", description="Open a game table in this channel",
-                          extras=PUBLIC_ANSWER)
+    @app_commands.command(name="new", description="Open a game table in this channel")
     @app_commands.describe(
         game="Which game to play",
         options="Game options as name=value pairs (see /rules)",
@@ -255,47 +260,50 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
             reminder_minutes=reminder_minutes,
         )
         chosen = ui.options_text(info.options)
-        await interaction.response.send_message(
+        posted = await delivery_of(interaction).post_lobby(
+            info,
             f"{display_name(interaction.user)} opened a **{info.game_name}** table.\n"
             + (f"{chosen}\n" if chosen else "") + info.text,
-            view=lobby_view(info, service.ai_levels(info.game_id)),
-            allowed_mentions=discord.AllowedMentions.none(),
+            lobby_view(info, service.ai_levels(info.game_id)),
         )
-        delivery_of(interaction).remember_lobby(info.id, interaction)
+        if posted is None:
+            await private(interaction, f"Your {info.game_name} table is open, but {CANNOT_LOBBY}")
+            return
+        link = (f"https://discord.com/channels/{interaction.guild_id or '@me'}/"
+                f"{info.channel_id}/{posted.id}")
+        await private(interaction, f"Your **{info.game_name}** table is open: {link}\n"
+                      + (f"{chosen}\n" if chosen else "")
+                      + "Others join with its Join button or `/table join`; Start when "
+                      "everyone is seated.")
 
     async def _lobby_changed(self, interaction: discord.Interaction, info: TableInfo,
                              headline: str) -> None:
-        """Say what changed, and bring the lobby message (its seats, its Start button)
-        up to date as a click on it would."""
-        await interaction.response.send_message(
-            f"{headline}\n{info.text}", allowed_mentions=discord.AllowedMentions.none())
-        await delivery_of(interaction).refresh_lobby(
+        """Bring the lobby message (its seats, its Start button) up to date as a click
+        on it would, with what changed as its headline; tell the caller privately."""
+        shown = await delivery_of(interaction).refresh_lobby(
             info, lobby_text(info, headline),
             lobby_view(info, service_of(interaction).ai_levels(info.game_id)))
+        await private(interaction, headline if shown else f"{headline} But {CANNOT_LOBBY}")
 
-    @app_commands.command(name="join", description="Take a seat at this channel's table",
-                          extras=PUBLIC_ANSWER)
+    @app_commands.command(name="join", description="Take a seat at this channel's table")
     async def join(self, interaction: discord.Interaction) -> None:
         info = await service_of(interaction).join(
             _channel(interaction), interaction.user.id, display_name(interaction.user)
         )
         await self._lobby_changed(interaction, info, f"{display_name(interaction.user)} sat down.")
 
-    @app_commands.command(name="leave", description="Give up your seat before the game starts",
-                          extras=PUBLIC_ANSWER)
+    @app_commands.command(name="leave", description="Give up your seat before the game starts")
     async def leave(self, interaction: discord.Interaction) -> None:
         info = await service_of(interaction).leave(_channel(interaction), interaction.user.id)
         text = f"{display_name(interaction.user)} left the table."
         if info.status is TableStatus.ABORTED:
             text += " Nobody is left, so the table is closed."
-            await delivery_of(interaction).close_lobby(info.id)
-            await interaction.response.send_message(
-                text, allowed_mentions=discord.AllowedMentions.none())
+            await delivery_of(interaction).close_lobby(info.id, lobby_text(info, text))
+            await private(interaction, text)
             return
         await self._lobby_changed(interaction, info, text)
 
-    @app_commands.command(name="addbot", description="Host: add an AI player",
-                          extras=PUBLIC_ANSWER)
+    @app_commands.command(name="addbot", description="Host: add an AI player")
     @app_commands.describe(level="How strong (default: the strongest)")
     @app_commands.autocomplete(level=level_autocomplete)
     async def addbot(self, interaction: discord.Interaction, level: str | None = None) -> None:
@@ -304,8 +312,7 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
         )
         await self._lobby_changed(interaction, info, "An AI player joined.")
 
-    @app_commands.command(name="kick", description="Host: remove a seat before the game starts",
-                          extras=PUBLIC_ANSWER)
+    @app_commands.command(name="kick", description="Host: remove a seat before the game starts")
     @app_commands.describe(seat="Seat number as shown by /table status")
     async def kick(
         self, interaction: discord.Interaction, seat: app_commands.Range[int, 1, 99]
