@@ -582,6 +582,10 @@ class Table:
                 inter = await person.slash(command, channel=self.channel, settle=False,
                                            expect_response=False, **options)
                 self.rec.slash.append(inter)
+                # As a person would: the next command after this one's answer (the bot
+                # acknowledges first and answers when the table is made).
+                with contextlib.suppress(Exception):
+                    await self.emu.answer(inter, timeout=PATIENCE)
             if await self.wait_turn(PATIENCE) == "turn":
                 return True
             with contextlib.suppress(Exception):  # a half-made lobby: close it, try again

@@ -20,6 +20,7 @@ __all__ = [
     "acknowledge",
     "apology",
     "display_name",
+    "expired",
     "log_fault",
     "private",
 ]
@@ -49,6 +50,17 @@ def apology(error: BaseException, what: str) -> str:
     return f"{INTERNAL_ERROR} (Reference {log_fault(error, what)}.)"
 
 
+UNKNOWN_INTERACTION = 10062
+
+
+def expired(error: BaseException) -> bool:
+    """Whether ``error`` says the interaction can no longer be answered (Discord's
+    "Unknown interaction": its 3 seconds, or 15 minutes after a deferral, are over).
+    Nothing can be told to the person then; it is logged as a warning, not a fault."""
+    original = getattr(error, "original", error)
+    return isinstance(original, discord.NotFound) and original.code == UNKNOWN_INTERACTION
+
+
 async def acknowledge(interaction: discord.Interaction) -> None:
     """Defer privately ("thinking"), unless the interaction was answered already (the
     command tree defers private-answer commands before they run)."""
@@ -58,7 +70,8 @@ async def acknowledge(interaction: discord.Interaction) -> None:
 
 async def private(interaction: discord.Interaction, text: str, **kwargs: Any) -> None:
     """An ephemeral answer whether or not the interaction was answered already."""
-    with contextlib.suppress(discord.HTTPException):
+    # RuntimeError: the HTTP session closed under a reply while the bot shuts down.
+    with contextlib.suppress(discord.HTTPException, RuntimeError):
         if interaction.response.is_done():
             await interaction.followup.send(text[:2000], ephemeral=True, **kwargs)
         else:

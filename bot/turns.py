@@ -21,7 +21,7 @@ import discord
 
 from bot.delivery import CANNOT_POST
 from bot.lobby_clicks import LOBBY_PREFIX, LobbyClicks
-from bot.replies import apology, log_fault, private
+from bot.replies import apology, expired, log_fault, private
 from bot.tables import NoTable, Outbox, StaleVersion, TableInfo, TableService, UserError
 from bot.ui.adapter import Menu, Resolution
 from bot.ui.forms import TextForm
@@ -75,6 +75,9 @@ class TurnController:
 
     async def fail(self, interaction: discord.Interaction, exc: BaseException,
                    what: str) -> None:
+        if expired(exc):
+            log.warning("%s: the interaction expired before it was answered", what)
+            return
         if isinstance(exc, NoTable):
             await private(interaction, "This table no longer exists.")
             return

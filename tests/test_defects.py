@@ -5,10 +5,12 @@ tests/e2e/test_channel_noise.py; the restart items (3, 4) also in tests/e2e."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import discord
 import pytest
 
 from bot.tables import EngineAgents, TableService, TableStatus
@@ -483,3 +485,29 @@ async def test_a_stale_form_in_a_dm_points_to_the_hand_and_gives_the_words_back(
                        "global_name": None, "avatar": None}
     text = reply_text(await h.fake.dispatch(h.bot, payload))
     assert STALE_DM in text and "Far away." in text and "channel" not in text
+
+
+# -- 12. an interaction that expired is a warning, not a fault --------------------------
+
+
+async def test_an_expired_interaction_is_logged_as_a_warning_and_not_answered(
+        caplog: pytest.LogCaptureFixture) -> None:
+    from bot.replies import expired
+    from bot.turns import TurnController
+    from tests.discord_fakes import _FakeResponse
+
+    gone = discord.NotFound(_FakeResponse(404, "Not Found"),  # type: ignore[arg-type]
+                            {"code": 10062, "message": "Unknown interaction"})
+    other = discord.NotFound(_FakeResponse(404, "Not Found"),  # type: ignore[arg-type]
+                             {"code": 10008, "message": "Unknown Message"})
+    assert expired(gone) and not expired(other) and not expired(ValueError("x"))
+
+    class Untouchable:
+        def __getattr__(self, name: str) -> object:
+            raise AssertionError(f"the expired interaction was used: {name}")
+
+    controller = TurnController.__new__(TurnController)
+    with caplog.at_level(logging.WARNING):
+        await controller.fail(Untouchable(), gone, "click s1 on table t")  # type: ignore[arg-type]
+    assert any("expired" in r.message and r.levelno == logging.WARNING for r in caplog.records)
+    assert not any(r.exc_info for r in caplog.records)
