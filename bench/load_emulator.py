@@ -42,9 +42,11 @@ def line(label: str, values: list[float]) -> str:
 async def one_table(emu: Emulator, db: Path, index: int, decisions: int | None) -> None:
     channel = emu.channel_named(f"table-{index}")
     host, guest = emu.user(f"host{index}"), emu.user(f"guest{index}")
-    await host.slash("/table new", game="fairy-tale-inn", channel=channel, settle=False)
-    await guest.slash("/table join", channel=channel, settle=False)
-    await host.slash("/table start", channel=channel, settle=False)
+    # Each command after the last one's answer, as people do (the bot acknowledges at
+    # once and answers when the table is made).
+    for person, command, options in ((host, "/table new", {"game": "fairy-tale-inn"}),
+                                     (guest, "/table join", {}), (host, "/table start", {})):
+        await emu.answer(await person.slash(command, channel=channel, settle=False, **options))
     await play_fti(emu, db, channel, random.Random(index), stop_after=decisions)
 
 
