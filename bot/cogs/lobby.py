@@ -96,6 +96,7 @@ CANNOT_LOBBY = (
     "here; `/table join` and `/table start` work meanwhile."
 )
 
+
 async def game_autocomplete(
     interaction: discord.Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
