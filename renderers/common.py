@@ -329,13 +329,22 @@ def palette_of(img: Image.Image, colors: int = 256) -> Image.Image | None:
                 break
     frequency = {rgb: n for n, rgb in counts}
     pal = _palette_image(kept)
+    # Dropping an entry changes only where the colours it captured go, so after the
+    # first look at every kept colour only those are looked at again (each look builds
+    # Pillow's colour cache: the costly part).
+    suspects = kept
     for _ in range(3):
-        thieves = {got for rgb, got in zip(kept, _mapped(kept, pal), strict=True)
+        mapped = _mapped(suspects, pal)
+        thieves = {got for rgb, got in zip(suspects, mapped, strict=True)
                    if got != rgb and frequency[got] < frequency[rgb]}
         if not thieves:
             break
         kept = [rgb for rgb in kept if rgb not in thieves]
         pal = _palette_image(kept)
+        suspects = [rgb for rgb, got in zip(suspects, mapped, strict=True)
+                    if got in thieves and rgb not in thieves]
+        if not suspects:
+            break
     return pal
 
 
