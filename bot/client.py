@@ -95,15 +95,6 @@ def user_message(error: BaseException) -> str | None:
     return None
 
 
-async def reply_private(interaction: discord.Interaction, text: str) -> None:
-    """An ephemeral answer whether or not the interaction was answered already."""
-    with contextlib.suppress(discord.HTTPException):
-        if interaction.response.is_done():
-            await interaction.followup.send(text, ephemeral=True)
-        else:
-            await interaction.response.send_message(text, ephemeral=True)
-
-
 class FabletopTree(app_commands.CommandTree):
     """A command tree whose errors always end in a private, specific answer."""
 
@@ -119,7 +110,7 @@ class FabletopTree(app_commands.CommandTree):
             command = interaction.command.qualified_name if interaction.command else "?"
             original = getattr(error, "original", error)
             message = apology(original, f"command /{command}")
-        await reply_private(interaction, message)
+        await private(interaction, message)
 
     async def interaction_check(self, interaction: discord.Interaction) -> bool:
         """Every option must be of the type its command declares: a client may send

@@ -441,19 +441,21 @@ class Delivery:
         if png is not None:
             kwargs["attachments"] = [discord.File(io.BytesIO(png), filename="board.png")]
         try:
-            partial = self.client.get_partial_messageable(turn.channel_id)
-            await partial.get_partial_message(turn.message_id).edit(**kwargs)
+            await self._message(turn.channel_id, turn.message_id).edit(**kwargs)
             return True
         except discord.HTTPException:
             log.info("could not edit turn message %s; posting a new one", turn.message_id)
             return False
 
+    def _message(self, channel_id: int, message_id: int) -> discord.PartialMessage:
+        """A message of ours by its ids, to edit without fetching it."""
+        return self.client.get_partial_messageable(channel_id).get_partial_message(message_id)
+
     async def _strip_buttons(self, channel_id: int, message_id: int) -> None:
         # Old buttons would only earn a "that is from an older turn" reply; removing
         # them keeps the channel tidy. Best effort: the version check is the real guard.
         try:
-            partial = self.client.get_partial_messageable(channel_id)
-            await partial.get_partial_message(message_id).edit(view=None)
+            await self._message(channel_id, message_id).edit(view=None)
         except discord.HTTPException:
             log.debug("could not strip the buttons of message %s", message_id)
 
@@ -483,8 +485,7 @@ class Delivery:
             await seq.done(info.version)
         if turn is not None:
             await self.store.save_turn_message(turn)
-            partial = self.client.get_partial_messageable(turn.channel_id)
-            return partial.get_partial_message(turn.message_id)  # type: ignore[return-value]
+            return self._message(turn.channel_id, turn.message_id)  # type: ignore[return-value]
         return None
 
     async def resync(self, outbox: Outbox) -> None:
@@ -537,8 +538,7 @@ class Delivery:
         known = self._lobbies.get(info.id)
         if known is not None:
             try:
-                partial = self.client.get_partial_messageable(known[0])
-                await partial.get_partial_message(known[1]).edit(
+                await self._message(*known).edit(
                     content=clip(content), view=view,
                     allowed_mentions=discord.AllowedMentions.none())
                 return True
@@ -557,8 +557,7 @@ class Delivery:
         if content is not None:
             kwargs.update(content=clip(content), allowed_mentions=discord.AllowedMentions.none())
         try:
-            partial = self.client.get_partial_messageable(known[0])
-            await partial.get_partial_message(known[1]).edit(**kwargs)
+            await self._message(*known).edit(**kwargs)
         except discord.HTTPException:
             log.debug("could not take the buttons off the lobby of table %s", table_id)
 
