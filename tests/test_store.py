@@ -34,6 +34,13 @@ def _rec(table_id: str = "t1", channel: int = 10, status: str = "lobby") -> Tabl
     )
 
 
+def _bump(rec: TableRecord) -> TableRecord:
+    """``rec`` made the next write of its row (every write names the revision it
+    follows)."""
+    rec.revision += 1
+    return rec
+
+
 def _hand(table_id: str = "t1", user: int = 100, message: int = 500,
           choices: bool = True) -> HandMessage:
     return HandMessage(table_id=table_id, user_id=user, channel_id=900 + user,
@@ -72,9 +79,9 @@ def _rows(path: Path, sql: str) -> list[tuple]:
 
 
 async def test_pragmas_and_migrations(store: SqliteStore, tmp_path: Path) -> None:
-    assert LATEST == 2 and [m.version for m in MIGRATIONS] == [1, 2]
-    assert await store.applied_migrations() == [1, 2]
-    assert store.applied_at_open == (1, 2)
+    assert LATEST == 3 and [m.version for m in MIGRATIONS] == [1, 2, 3]
+    assert await store.applied_migrations() == [1, 2, 3]
+    assert store.applied_at_open == (1, 2, 3)
     async with store.db.execute("PRAGMA journal_mode") as cur:
         assert (await cur.fetchone())[0] == "wal"
     async with store.db.execute("PRAGMA foreign_keys") as cur:
@@ -94,7 +101,7 @@ async def test_second_open_applies_nothing(store: SqliteStore, tmp_path: Path) -
     await again.open()
     try:
         assert again.applied_at_open == ()
-        assert await again.applied_migrations() == [1, 2]
+        assert await again.applied_migrations() == [1, 2, 3]
     finally:
         await again.close()
     assert _rows(tmp_path / "store.db", "SELECT * FROM migrations ORDER BY version") == before
@@ -106,9 +113,9 @@ async def test_concurrent_opens_of_a_new_file_migrate_once(tmp_path: Path) -> No
     await asyncio.gather(*(s.open() for s in stores))
     try:
         applied = [v for s in stores for v in s.applied_at_open]
-        assert sorted(applied) == [1, 2]  # each migration applied by exactly one opener
+        assert sorted(applied) == [1, 2, 3]  # each migration applied by exactly one opener
         for s in stores:
-            assert await s.applied_migrations() == [1, 2]
+            assert await s.applied_migrations() == [1, 2, 3]
         # All of them work on the one schema.
         await stores[0].create_table(_rec())
         got = await stores[2].get_table("t1")
@@ -212,8 +219,8 @@ async def test_old_database_is_adopted_with_its_side_tables(tmp_path: Path) -> N
     s = SqliteStore(path)
     await s.open()
     try:
-        assert s.applied_at_open == (1, 2)
-        assert await s.applied_migrations() == [1, 2]
+        assert s.applied_at_open == (1, 2, 3)
+        assert await s.applied_migrations() == [1, 2, 3]
         w1 = await s.get_table("w1")
         assert w1 is not None
         assert (w1.status, w1.version, w1.options, w1.state) == ("playing", 3, {"x": 1},
@@ -249,7 +256,7 @@ async def test_old_database_without_side_tables_is_adopted(tmp_path: Path) -> No
     s = SqliteStore(path)
     await s.open()
     try:
-        assert await s.applied_migrations() == [1, 2]
+        assert await s.applied_migrations() == [1, 2, 3]
         w1 = await s.get_table("w1")
         assert w1 is not None and w1.settings == {} and w1.version == 3
         assert await s.all_hand_messages_showing_choices() == []
@@ -294,12 +301,12 @@ async def test_one_live_table_per_channel(store: SqliteStore) -> None:
         await store.create_table(_rec("t2"))
     # Once the first table is finished, the channel is free again.
     done = _rec("t1", status="finished")
-    await store.save_table(done)
+    await store.save_table(_bump(done))
     await store.create_table(_rec("t2"))
     assert [r.id for r in await store.load_all_active()] == ["t2"]
     # ...and the finished one cannot be revived while t2 is live.
     with pytest.raises(ChannelTaken):
-        await store.save_table(_rec("t1", status="playing"))
+        await store.save_table(_bump(_bump(_rec("t1", status="playing"))))
 
 
 async def test_commit_action_is_atomic_and_versioned(store: SqliteStore) -> None:
@@ -308,7 +315,7 @@ async def test_commit_action_is_atomic_and_versioned(store: SqliteStore) -> None
     rec.version, rec.state = 1, '{"x": 1}'
     action = ActionRecord("t1", 1, 0, 100, '{"kind": "take", "n": 1}')
     events = [EventRecord("t1", 1, i, f'{{"i": {i}}}') for i in range(3)]
-    await store.commit_action(rec, 0, action, events)
+    await store.commit_action(_bump(rec), 0, action, events)
     assert (await store.get_table("t1")).version == 1  # type: ignore[union-attr]
     assert [a.version for a in await store.actions("t1")] == [1]
     assert [e.idx for e in await store.events("t1")] == [0, 1, 2]
@@ -317,7 +324,7 @@ async def test_commit_action_is_atomic_and_versioned(store: SqliteStore) -> None
     stale = _rec(status="playing")
     stale.version, stale.state = 1, '{"x": 2}'
     with pytest.raises(VersionConflict):
-        await store.commit_action(stale, 0, ActionRecord("t1", 1, 1, 200, "{}"), [])
+        await store.commit_action(_bump(stale), 0, ActionRecord("t1", 1, 1, 200, "{}"), [])
     after = await store.get_table("t1")
     assert after is not None and after.state == '{"x": 1}' and after.version == 1
     assert len(await store.actions("t1")) == 1
@@ -325,7 +332,7 @@ async def test_commit_action_is_atomic_and_versioned(store: SqliteStore) -> None
     # An action must move the table exactly one version on.
     rec.version = 3
     with pytest.raises(VersionConflict):
-        await store.commit_action(rec, 1, ActionRecord("t1", 3, 0, 100, "{}"), [])
+        await store.commit_action(_bump(rec), 1, ActionRecord("t1", 3, 0, 100, "{}"), [])
 
 
 async def test_duplicate_event_rolls_back_the_whole_commit(store: SqliteStore) -> None:
@@ -334,7 +341,7 @@ async def test_duplicate_event_rolls_back_the_whole_commit(store: SqliteStore) -
     rec.version = 1
     dup = [EventRecord("t1", 1, 0, "{}"), EventRecord("t1", 1, 0, "{}")]
     with pytest.raises(VersionConflict):
-        await store.commit_action(rec, 0, ActionRecord("t1", 1, 0, 100, "{}"), dup)
+        await store.commit_action(_bump(rec), 0, ActionRecord("t1", 1, 0, 100, "{}"), dup)
     got = await store.get_table("t1")
     assert got is not None and got.version == 0
     assert await store.actions("t1") == [] and await store.events("t1") == []
@@ -344,11 +351,11 @@ async def test_save_table_checks_version(store: SqliteStore) -> None:
     rec = _rec()
     await store.create_table(rec)
     rec.host_id = 200
-    await store.save_table(rec, expected_version=0)
+    await store.save_table(_bump(rec), expected_version=0)
     with pytest.raises(VersionConflict):
-        await store.save_table(rec, expected_version=5)
+        await store.save_table(_bump(rec), expected_version=5)
     with pytest.raises(VersionConflict):
-        await store.save_table(_rec("missing"))
+        await store.save_table(_bump(_rec("missing")))
 
 
 async def test_data_survives_reopen(tmp_path: Path) -> None:
@@ -373,7 +380,7 @@ async def test_settings_round_trip(store: SqliteStore) -> None:
     got = await store.get_table("t1")
     assert got is not None and got.settings == {"interrupt_timeout": 30.0, "quiet": True}
     rec.settings = {"interrupt_timeout": 12.5}
-    await store.save_table(rec, expected_version=0)
+    await store.save_table(_bump(rec), expected_version=0)
     got = await store.get_table("t1")
     assert got is not None and got.settings == {"interrupt_timeout": 12.5}
     assert got.options == {"pile": 5}  # options are a separate column
@@ -412,13 +419,13 @@ async def test_outbox_is_written_with_the_table(tmp_path: Path) -> None:
     try:
         rec = _rec()
         await s.create_table(rec)
-        assert await s.save_table(rec, expected_version=0) is None  # no payload, no row
+        assert await s.save_table(_bump(rec), expected_version=0) is None  # no payload, no row
         assert await s.undelivered_outboxes() == []
         rec.status = "playing"
-        oid = await s.save_table(rec, expected_version=0, outbox='{"kind": "start"}')
+        oid = await s.save_table(_bump(rec), expected_version=0, outbox='{"kind": "start"}')
         assert isinstance(oid, int)
         rec.version, rec.state = 1, '{"x": 1}'
-        oid2 = await s.commit_action(rec, 0, ActionRecord("t1", 1, 0, 100, "{}"), [],
+        oid2 = await s.commit_action(_bump(rec), 0, ActionRecord("t1", 1, 0, 100, "{}"), [],
                                      outbox='{"kind": "move"}')
         assert oid2 == oid + 1
         assert await s.undelivered_outboxes() == [
@@ -434,27 +441,27 @@ async def test_refused_writes_leave_no_outbox_row(store: SqliteStore) -> None:
     rec = _rec(status="playing")
     await store.create_table(rec)
     rec.version = 1
-    await store.commit_action(rec, 0, ActionRecord("t1", 1, 0, 100, "{}"), [], outbox="{}")
+    await store.commit_action(_bump(rec), 0, ActionRecord("t1", 1, 0, 100, "{}"), [], outbox="{}")
     # A stale commit (based on version 0 again) writes nothing: no action, no outbox.
     stale = _rec(status="playing")
     stale.version = 1
     with pytest.raises(VersionConflict):
-        await store.commit_action(stale, 0, ActionRecord("t1", 1, 1, 200, "{}"), [],
+        await store.commit_action(_bump(stale), 0, ActionRecord("t1", 1, 1, 200, "{}"), [],
                                   outbox='{"stale": true}')
     # A duplicate event rolls back the outbox row too.
     rec2 = _rec(status="playing")
     rec2.version = 2
     dup = [EventRecord("t1", 2, 0, "{}"), EventRecord("t1", 2, 0, "{}")]
     with pytest.raises(VersionConflict):
-        await store.commit_action(rec2, 1, ActionRecord("t1", 2, 0, 100, "{}"), dup,
+        await store.commit_action(_bump(rec2), 1, ActionRecord("t1", 2, 0, 100, "{}"), dup,
                                   outbox='{"dup": true}')
     # A stale or channel-taking save_table writes none either.
     with pytest.raises(VersionConflict):
-        await store.save_table(_rec(status="playing"), expected_version=0,
+        await store.save_table(_bump(_rec(status="playing")), expected_version=0,
                                outbox='{"save": true}')
     await store.create_table(_rec("t2", channel=20))
     with pytest.raises(ChannelTaken):
-        await store.save_table(_rec("t2", channel=10), outbox='{"taken": true}')
+        await store.save_table(_bump(_rec("t2", channel=10)), outbox='{"taken": true}')
     assert [o.payload for o in await store.undelivered_outboxes()] == ["{}"]
     assert len(await store.actions("t1")) == 1
 
@@ -466,8 +473,8 @@ async def test_mark_delivered_once_with_its_messages(tmp_path: Path) -> None:
     try:
         rec = _rec()
         await s.create_table(rec)
-        first = await s.save_table(rec, outbox='{"n": 1}')
-        second = await s.save_table(rec, outbox='{"n": 2}')
+        first = await s.save_table(_bump(rec), outbox='{"n": 1}')
+        second = await s.save_table(_bump(rec), outbox='{"n": 2}')
         assert first is not None and second is not None
         hands = [_hand(user=100, message=1), _hand(user=200, message=2, choices=False)]
         assert await s.mark_delivered(first, hands=hands, turn=_turn(message=70)) is True
@@ -506,7 +513,7 @@ async def test_claims_have_one_winner_and_expire(tmp_path: Path) -> None:
     await asyncio.gather(a.open(), b.open())
     try:
         await a.create_table(_rec())
-        oid = await a.save_table(_rec(), outbox="{}")
+        oid = await a.save_table(_bump(_rec()), outbox="{}")
         assert oid is not None
         won = await asyncio.gather(a.claim_outbox(oid, "proc-a", 30),
                                    b.claim_outbox(oid, "proc-b", 30))

@@ -81,6 +81,11 @@ class TableRecord:
     """When the current turn was last reminded, if ever."""
     settings: dict[str, Any] = field(default_factory=dict)
     """Table settings that are not game rules (JSON-able), e.g. ``interrupt_timeout``."""
+    revision: int = 0
+    """How many times the row has been written. ``version`` counts moves only; a lobby
+    change, a handover, an abort or a reminder moves ``revision`` alone. Every write
+    names the revision it was based on (``rec.revision`` is that plus one), so of two
+    writers that read the same row exactly one succeeds, whatever they change."""
 
 
 @dataclass(frozen=True)
@@ -205,11 +210,11 @@ class Store(abc.ABC):
         *,
         outbox: str | None = None,
     ) -> int | None:
-        """Overwrite a table row (lobby changes, start, abort, reminders). With
-        ``expected_version`` the write happens only if the stored version matches
-        (else :class:`VersionConflict`). With ``outbox`` (a JSON payload) an outbox row
-        (version ``rec.version``) is written in the same transaction and its id
-        returned; a refused write writes no outbox row either."""
+        """Overwrite a table row (lobby changes, start, abort, reminders), only if the
+        stored revision is ``rec.revision - 1`` and, with ``expected_version``, the
+        stored version matches; else :class:`VersionConflict` and nothing is written.
+        With ``outbox`` (a JSON payload) an outbox row (version ``rec.version``) is
+        written in the same transaction and its id returned."""
 
     @abc.abstractmethod
     async def commit_action(
@@ -224,7 +229,9 @@ class Store(abc.ABC):
         """Atomically: the table row (with ``rec.version == expected_version + 1``), the
         action, its events and, with ``outbox``, an outbox row (whose id is returned).
         Raises :class:`VersionConflict` (and writes nothing) if the stored version is
-        not ``expected_version``."""
+        not ``expected_version`` or the stored revision not ``rec.revision - 1``; the
+        action log's key ``(table_id, version)`` refuses a second commit of a version
+        in the database itself."""
 
     @abc.abstractmethod
     async def get_table(self, table_id: str) -> TableRecord | None: ...
@@ -240,6 +247,36 @@ class Store(abc.ABC):
     @abc.abstractmethod
     async def load_all_active(self) -> list[TableRecord]:
         """Every lobby and playing table (for resuming after a restart)."""
+
+    @abc.abstractmethod
+    async def count_live_tables(self, *, guild_id: int | None = None,
+                                host_id: int | None = None) -> int:
+        """How many lobby or playing tables match: of a guild, of a host, or (both
+        given) of that host in that guild (the limits on open tables)."""
+
+    @abc.abstractmethod
+    async def all_table_ids(self) -> list[str]:
+        """Every table's id, whatever its status, oldest first (export, checks)."""
+
+    @abc.abstractmethod
+    async def import_table(self, rec: TableRecord, actions: Sequence[ActionRecord],
+                           events: Sequence[EventRecord]) -> None:
+        """Write a table exactly as given (its revision included) with its action and
+        event logs, in one transaction; :class:`ChannelTaken` or :class:`StoreError` if
+        it clashes with what is stored (a table of that id already exists)."""
+
+    # -- who runs a table's background work ----------------------------------
+
+    @abc.abstractmethod
+    async def claim_lease(self, table_id: str, owner: str, seconds: float) -> bool:
+        """Take or renew the right to run ``table_id``'s background work (AI turns)
+        for ``seconds``: true if it was free, expired or already ``owner``'s (one
+        conditional write: of two claimers exactly one wins)."""
+
+    @abc.abstractmethod
+    async def release_lease(self, table_id: str, owner: str) -> None:
+        """Give the lease back if ``owner`` holds it (so another process may take the
+        table's next AI turn at once)."""
 
     @abc.abstractmethod
     async def actions(self, table_id: str) -> list[ActionRecord]:

@@ -155,7 +155,27 @@ _OUTBOX_AND_MESSAGES = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_INITIAL, _OUTBOX_AND_MESSAGES)
+_REVISIONS_AND_LEASES = Migration(
+    3,
+    "write revisions, background-work leases",
+    (
+        # Every write of a table bumps it and is conditional on it (moves bump the
+        # version as well): lobby changes, handovers and aborts cannot overwrite each
+        # other across processes.
+        "ALTER TABLE tables ADD COLUMN revision INTEGER NOT NULL DEFAULT 0",
+        # Which process runs a table's AI turns, until when (a lease, renewed while it
+        # plays; an expired one is free for any process).
+        """CREATE TABLE table_leases (
+            table_id TEXT PRIMARY KEY REFERENCES tables (id) ON DELETE CASCADE,
+            owner    TEXT NOT NULL,
+            until    TEXT NOT NULL
+        )""",
+        "CREATE INDEX tables_live_host ON tables (host_id) WHERE status IN ('lobby', 'playing')",
+        "CREATE INDEX tables_live_guild ON tables (guild_id) WHERE status IN ('lobby', 'playing')",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_INITIAL, _OUTBOX_AND_MESSAGES, _REVISIONS_AND_LEASES)
 """Every migration, in version order (versions 1, 2, ... without gaps)."""
 
 LATEST = MIGRATIONS[-1].version

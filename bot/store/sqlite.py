@@ -14,6 +14,7 @@ SQLite errors never leave the store: they become :class:`StoreError`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import time
@@ -43,7 +44,8 @@ T = TypeVar("T")
 
 _COLUMNS = (
     "id, channel_id, guild_id, game_id, options, seed, status, host_id, seats, version, "
-    "state, reminder_minutes, created_at, updated_at, turn_since, reminded_at, settings"
+    "state, reminder_minutes, created_at, updated_at, turn_since, reminded_at, settings, "
+    "revision"
 )
 _NCOLUMNS = len(_COLUMNS.split(","))
 _LIVE = "status IN ('lobby', 'playing')"
@@ -83,12 +85,13 @@ def _row_values(rec: TableRecord) -> tuple[Any, ...]:
         _ts(rec.turn_since),
         _ts(rec.reminded_at),
         json.dumps(rec.settings, sort_keys=True),
+        rec.revision,
     )
 
 
 def _record(row: sqlite3.Row | tuple[Any, ...]) -> TableRecord:
     (tid, channel, guild, game, options, seed, status, host, seats, version, state,
-     reminder, created, updated, turn_since, reminded, settings) = tuple(row)
+     reminder, created, updated, turn_since, reminded, settings, revision) = tuple(row)
     return TableRecord(
         id=tid,
         channel_id=channel,
@@ -107,6 +110,7 @@ def _record(row: sqlite3.Row | tuple[Any, ...]) -> TableRecord:
         turn_since=_dt(turn_since),
         reminded_at=_dt(reminded),
         settings=json.loads(settings),
+        revision=revision,
     )
 
 
@@ -229,11 +233,14 @@ class SqliteStore(Store):
         conn.execute("BEGIN IMMEDIATE")
         try:
             result = work(conn)
+            conn.execute("COMMIT")
         except BaseException:
-            if conn.in_transaction:  # some errors have rolled it back already
-                conn.execute("ROLLBACK")
+            # Some errors (a full disk, I/O) have rolled the transaction back already,
+            # and a ROLLBACK would then fail: the first error is the one to report.
+            if conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
             raise
-        conn.execute("COMMIT")
         return result
 
     async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
@@ -343,8 +350,8 @@ class SqliteStore(Store):
                 expected_version: int | None) -> None:
         values = _row_values(rec)
         sets = ", ".join(f"{col.strip()} = ?" for col in _COLUMNS.split(",")[1:])
-        sql = f"UPDATE tables SET {sets} WHERE id = ?"
-        params: tuple[Any, ...] = (*values[1:], rec.id)
+        sql = f"UPDATE tables SET {sets} WHERE id = ? AND revision = ?"
+        params: tuple[Any, ...] = (*values[1:], rec.id, rec.revision - 1)
         if expected_version is not None:
             sql += " AND version = ?"
             params = (*params, expected_version)
@@ -354,9 +361,10 @@ class SqliteStore(Store):
             raise ChannelTaken(str(exc)) from exc
         if cur.rowcount != 1:
             raise VersionConflict(
-                f"table {rec.id}: stored version is not {expected_version}"
-                if expected_version is not None
-                else f"table {rec.id} does not exist"
+                f"table {rec.id}: stored revision is not {rec.revision - 1}"
+                + (f" or version not {expected_version}" if expected_version is not None
+                   else "")
+                + " (or the table does not exist)"
             )
 
     def _add_outbox(self, conn: sqlite3.Connection, rec: TableRecord,
@@ -445,6 +453,66 @@ class SqliteStore(Store):
 
     async def load_all_active(self) -> list[TableRecord]:
         return await self._tables(_LIVE, ())
+
+    async def count_live_tables(self, *, guild_id: int | None = None,
+                                host_id: int | None = None) -> int:
+        where, params = [_LIVE], []
+        if guild_id is not None:
+            where.append("guild_id = ?")
+            params.append(guild_id)
+        if host_id is not None:
+            where.append("host_id = ?")
+            params.append(host_id)
+        rows = await self._fetch(f"SELECT COUNT(*) FROM tables WHERE {' AND '.join(where)}",
+                                 tuple(params))
+        return int(rows[0][0])
+
+    async def all_table_ids(self) -> list[str]:
+        rows = await self._fetch("SELECT id FROM tables ORDER BY created_at, id", ())
+        return [str(r[0]) for r in rows]
+
+    async def import_table(self, rec: TableRecord, actions: Sequence[ActionRecord],
+                           events: Sequence[EventRecord]) -> None:
+        values = _row_values(rec)
+        action_rows = [(a.table_id, a.version, a.seat, a.user_id, a.action,
+                        _ts(a.created_at)) for a in actions]
+        event_rows = [(e.table_id, e.version, e.idx, e.data) for e in events]
+
+        def work(conn: sqlite3.Connection) -> None:
+            try:
+                conn.execute(
+                    f"INSERT INTO tables ({_COLUMNS}) VALUES ({', '.join('?' * _NCOLUMNS)})",
+                    values)
+            except sqlite3.IntegrityError as exc:
+                if "tables.id" in str(exc):
+                    raise StoreError(f"table {rec.id} already exists") from exc
+                raise ChannelTaken(str(exc)) from exc
+            conn.executemany(
+                "INSERT INTO actions (table_id, version, seat, user_id, action, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)", action_rows)
+            conn.executemany(
+                "INSERT INTO events (table_id, version, idx, data) VALUES (?, ?, ?, ?)",
+                event_rows)
+
+        await self._write(work)
+
+    async def claim_lease(self, table_id: str, owner: str, seconds: float) -> bool:
+        def work(conn: sqlite3.Connection) -> bool:
+            now = self.clock()
+            cur = conn.execute(
+                "INSERT INTO table_leases (table_id, owner, until) VALUES (?, ?, ?)"
+                " ON CONFLICT (table_id) DO UPDATE SET owner = excluded.owner,"
+                " until = excluded.until"
+                " WHERE table_leases.owner = excluded.owner OR table_leases.until <= ?",
+                (table_id, owner, _ts(now + timedelta(seconds=seconds)), _ts(now)),
+            )
+            return cur.rowcount == 1
+
+        return await self._write(work)
+
+    async def release_lease(self, table_id: str, owner: str) -> None:
+        await self._write(lambda conn: conn.execute(
+            "DELETE FROM table_leases WHERE table_id = ? AND owner = ?", (table_id, owner)))
 
     async def actions(self, table_id: str) -> list[ActionRecord]:
         rows = await self._fetch(

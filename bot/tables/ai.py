@@ -10,6 +10,7 @@ step, a handover, an abort) the choice is dropped and the loop looks again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 from bot.tables.errors import NoTable, StaleVersion, TableError
@@ -26,6 +27,11 @@ AI_SALT = 0xA1_C0FFEE
 
 BACKLOG = 3
 """Deliveries of one table's AI moves that may be under way while its AI plays on."""
+
+LEASE_SECONDS = 120.0
+"""How long a process may play a table's AI seats before it must renew its lease: far
+longer than one move's thinking; a process that dies holding it delays the table's AI
+by at most this, since every process looks for ownerless AI turns on its timer pass."""
 
 
 class AIPart(PlayPart):
@@ -49,6 +55,16 @@ class AIPart(PlayPart):
         task.add_done_callback(self._ai_tasks.discard)
 
     async def _ai_loop(self, t: Table) -> None:
+        try:
+            await self._ai_turns(t)
+        finally:
+            # At once, so another process may play the table's next AI turn without
+            # waiting for the lease to run out (best effort: at shutdown it simply
+            # expires).
+            with contextlib.suppress(Exception):
+                await self.store.release_lease(t.rec.id, self.owner)
+
+    async def _ai_turns(self, t: Table) -> None:
         backlog: list[asyncio.Task[None]] = []
         while not self._closed:
             async with t.lock:
@@ -57,6 +73,10 @@ class AIPart(PlayPart):
                 assert t.state is not None
                 ai_seats = [s for s in t.to_act() if t.seats[s].is_ai]
                 if not ai_seats:
+                    return
+                # One process plays a table's AI seats: the lease holder, renewed
+                # before each move (several processes share the store).
+                if not await self.store.claim_lease(t.rec.id, self.owner, LEASE_SECONDS):
                     return
                 seat = ai_seats[0]
                 level = t.seats[seat].ai_level or ""

@@ -19,6 +19,7 @@ __all__ = [
     "NotSeated",
     "NotYourTurn",
     "StaleVersion",
+    "TableChanged",
     "TableError",
     "TableFull",
     "UnknownAILevel",
@@ -108,4 +109,15 @@ class StaleVersion(TableError, core.StaleVersion):
     default_message = (
         "This button is from an older turn; the table has moved on. "
         "Use the latest message in the channel."
+    )
+
+
+class TableChanged(StaleVersion):
+    """Another change to the table was written between the read and the write (in
+    another process): nothing was done. A :class:`StaleVersion`, so whoever retries on
+    a stale version (the AI, the timers) retries on this too."""
+
+    default_message = (
+        "Someone else changed this table at the same moment (a seat, a setting or the "
+        "lobby), so nothing was done. Have a look at the table and try again."
     )

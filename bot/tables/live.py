@@ -13,6 +13,9 @@ import asyncio
 import contextlib
 import inspect
 import logging
+import os
+import secrets
+import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -22,7 +25,7 @@ from pydantic import ValidationError
 
 from bot.store import Store, TableRecord, VersionConflict
 from bot.tables.agents import AgentProvider, EngineAgents
-from bot.tables.errors import NoTable, StaleVersion, TableError, UnknownGame
+from bot.tables.errors import NoTable, StaleVersion, TableChanged, TableError, UnknownGame
 from bot.tables.models import (
     ChannelOrTable,
     Clock,
@@ -146,6 +149,8 @@ class ServiceBase:
         self._ai_tasks: set[asyncio.Task[None]] = set()
         self._timer_tasks: set[asyncio.Task[None]] = set()
         self._closed = False
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        """This service's name in the store's leases (unique per process and start)."""
 
     # -- listeners -------------------------------------------------------------
 
@@ -321,14 +326,37 @@ class ServiceBase:
     # -- writes ------------------------------------------------------------------
 
     def _copy_rec(self, t: Table) -> TableRecord:
-        rec = replace(t.rec)
+        """A copy of the table's row to change and save: its revision is the next one,
+        so the save succeeds only if nobody wrote the row since it was read."""
+        rec = replace(t.rec, revision=t.rec.revision + 1)
         rec.seats = [dict(s) for s in t.rec.seats]
         rec.options = dict(t.rec.options)
         rec.settings = dict(t.rec.settings)
         return rec
 
+    async def _lost_race(self, t: Table) -> TableError:
+        """Another writer (another process) changed the table between our read and our
+        write: catch up, and say what happened instead of what we meant to do."""
+        read = t.rec
+        fresh = await self.store.get_table(read.id)
+        if fresh is None:
+            self._forget(t)
+            return NoTable("This table was removed at the same moment; nothing was done.")
+        self._absorb(t, fresh)
+        if fresh.status == TableStatus.ABORTED.value:
+            return TableChanged("The table was aborted at the same moment, so nothing was "
+                                "done.")
+        if fresh.status == TableStatus.FINISHED.value:
+            return TableChanged("The game ended at the same moment, so nothing was done.")
+        if fresh.version != read.version:
+            return StaleVersion()
+        if fresh.status != read.status:
+            return TableChanged("The game started at the same moment, so nothing was done. "
+                                "Use the table's latest message.")
+        return TableChanged()
+
     async def _save(self, t: Table, rec: TableRecord, outbox: Outbox | None = None) -> int | None:
-        """Persist ``rec`` (checked against the stored version), with ``outbox`` made
+        """Persist ``rec`` (checked against the stored revision), with ``outbox`` made
         durable in the same transaction; then adopt it. Returns the outbox id."""
         rec.updated_at = self.clock()
         try:
@@ -336,7 +364,7 @@ class ServiceBase:
                 rec, expected_version=t.rec.version,
                 outbox=outbox.to_json() if outbox is not None else None)
         except VersionConflict as exc:
-            raise StaleVersion() from exc
+            raise await self._lost_race(t) from exc
         t.rec = rec
         if not TableStatus(rec.status).live:
             self._forget(t)

@@ -347,10 +347,7 @@ class PlayPart(ServiceBase):
                     rec, t.rec.version, action, records, outbox=outbox.to_json())
         except VersionConflict as exc:
             # Someone else (another process) wrote first: catch up and refuse.
-            fresh = await self.store.get_table(rec.id)
-            if fresh is not None:
-                self._absorb(t, fresh)
-            raise StaleVersion() from exc
+            raise await self._lost_race(t) from exc
         t.rec, t.state, t.views, t.views_key = rec, state, staged.views, staged.views_key
         if not t.status.live:
             self._forget(t)

@@ -87,6 +87,9 @@ class TimersPart(PlayPart):
         for t in list(self._live.values()):
             if t.status is not TableStatus.PLAYING or t.state is None:
                 continue
+            # An AI turn nobody here is playing: its lease holder (maybe another
+            # process, maybe a dead one) may have let it go.
+            self._kick_ai(t)
             seconds = _seconds(t.rec.settings)  # read every few seconds: no TableInfo built
             since = t.rec.turn_since
             if not seconds or since is None or now - since < timedelta(seconds=seconds):
