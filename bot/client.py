@@ -33,7 +33,7 @@ from bot.delivery import Delivery, Renderer
 from bot.render_pool import RenderPool
 from bot.replies import apology, expired, private
 from bot.settings import Settings, apply_discord_endpoints
-from bot.tables import EngineAgents, Outbox, TableService, UserError
+from bot.tables import Outbox, TableService, UserError
 from bot.turns import TurnController
 from bot.ui.forms import FORM_TEMPLATE, form_text
 from bot.ui.ids import BUTTON_TEMPLATE, SELECT_TEMPLATE
@@ -173,7 +173,7 @@ _WORDS = {
 
 class FabletopBot(commands.Bot):
     """The bot. ``service`` and ``renderer`` can be injected (tests); otherwise the
-    service opens ``settings.database_path`` in :meth:`setup_hook`."""
+    service opens ``settings.database`` in :meth:`setup_hook`."""
 
     def __init__(
         self,
@@ -231,13 +231,9 @@ class FabletopBot(commands.Bot):
             await self.load_cogs()
             return
         if self.service is None:
-            self.service = await TableService.open_sqlite(
-                self.settings.database_path,
-                reminder_minutes=self.settings.reminder_minutes,
-                ai_delay=self.settings.ai_delay,
-                # AI_BUDGET: MCTS iterations per move (agents without a budget ignore it)
-                agents=EngineAgents(iterations=self.settings.ai_budget),
-            )
+            # DATABASE_URL (PostgreSQL) or DATABASE_PATH (SQLite); AI_BUDGET: MCTS
+            # iterations per move (agents without a budget ignore it).
+            self.service = await TableService.from_settings(self.settings)
             self._service_to_close = self.service
         else:
             await self.service.open()

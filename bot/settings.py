@@ -54,6 +54,20 @@ class Settings(BaseSettings):
     database_path: Path = Field(default=Path("fabletop.db"), alias="DATABASE_PATH")
     """The SQLite file holding every table (created if missing)."""
 
+    database_url: str | None = Field(default=None, alias="DATABASE_URL")
+    """``postgresql://user:password@host:port/database``: every table in PostgreSQL,
+    shared by several processes on several machines. Unset: the SQLite file
+    ``DATABASE_PATH``."""
+
+    max_tables_per_member: int = Field(default=3, alias="MAX_TABLES_PER_MEMBER", ge=0)
+    """Open (lobby or playing) tables one member may host in one server (0 = no limit)."""
+
+    max_tables_per_guild: int = Field(default=50, alias="MAX_TABLES_PER_GUILD", ge=0)
+    """Open tables one server may have at once (0 = no limit)."""
+
+    repost_cooldown: float = Field(default=10.0, alias="REPOST_COOLDOWN", ge=0)
+    """Seconds before a member may have the bot post a table's board again (0 = none)."""
+
     discord_api_base: str | None = Field(default=None, alias="DISCORD_API_BASE")
     """REST base URL (e.g. ``http://127.0.0.1:8787/api/v10``); default: Discord's."""
 
@@ -95,7 +109,8 @@ class Settings(BaseSettings):
             return None
         return value
 
-    @field_validator("discord_api_base", "discord_gateway_url", "dev_guild_id", mode="before")
+    @field_validator("discord_api_base", "discord_gateway_url", "dev_guild_id",
+                     "database_url", mode="before")
     @classmethod
     def _blank_is_none(cls, value: Any) -> Any:
         if isinstance(value, str) and not value.strip():
@@ -147,6 +162,19 @@ class Settings(BaseSettings):
         if self.discord_token is None:
             raise RuntimeError("DISCORD_TOKEN is not set")
         return self.discord_token.get_secret_value()
+
+    @field_validator("database_url")
+    @classmethod
+    def _postgres_only(cls, value: str | None) -> str | None:
+        if value and not value.startswith(("postgresql://", "postgres://")):
+            raise ValueError("DATABASE_URL must start with postgresql:// (for SQLite, set "
+                             "DATABASE_PATH instead)")
+        return value
+
+    @property
+    def database(self) -> str:
+        """Where the tables live: the PostgreSQL URL if set, else the SQLite path."""
+        return self.database_url or str(self.database_path)
 
     @property
     def sharded(self) -> bool:

@@ -76,12 +76,17 @@ class TableService(LobbyPart, AIPart, TimersPart):
 
     @classmethod
     async def from_settings(cls, settings: Any, **kwargs: Any) -> TableService:
-        """A service opened on ``settings.database_path`` with the reminder time, AI delay
-        and AI budget of :class:`bot.settings.Settings` (``kwargs`` override)."""
+        """A service opened on ``settings.database`` (PostgreSQL or SQLite) with the
+        reminder time, AI delay and AI budget of :class:`bot.settings.Settings`
+        (``kwargs`` override)."""
         kwargs.setdefault("reminder_minutes", settings.reminder_minutes)
         kwargs.setdefault("ai_delay", settings.ai_delay)
         kwargs.setdefault("agents", EngineAgents(iterations=settings.ai_budget))
-        return await cls.open_sqlite(settings.database_path, **kwargs)
+        from bot.store.factory import store_for
+
+        service = cls(store_for(settings.database), **kwargs)
+        await service.open()
+        return service
 
     async def open(self) -> None:
         """Open the store (running its migrations), load every live table and resume
