@@ -3,6 +3,7 @@
 ::
 
     fabletop run [--sync]          # the Discord bot; with no DISCORD_TOKEN, the console table
+    fabletop run --shard-ids 0-3 --shard-count 8   # one process of a cluster
     fabletop sync [--guild ID]     # publish the slash commands, then exit
     fabletop play <game> [...]     # the offline console table (bot.console)
     fabletop selfplay ...          # AI-vs-AI games with statistics (bot.selfplay)
@@ -38,7 +39,22 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--sync",
         action="store_true",
-        help="publish the slash commands once connected (to DEV_GUILD_ID if set)",
+        help="publish the slash commands once connected (to DEV_GUILD_ID if set); in a "
+        "cluster only the process running shard 0 does",
+    )
+    run.add_argument(
+        "--shard-count",
+        type=int,
+        default=None,
+        metavar="N",
+        help="cluster mode: the total number of shards across every process (SHARD_COUNT)",
+    )
+    run.add_argument(
+        "--shard-ids",
+        default=None,
+        metavar="IDS",
+        help="cluster mode: the shards this process runs, e.g. 0-3 or 0,2 (SHARD_IDS; "
+        "needs --shard-count); the processes share one PostgreSQL database (DATABASE_URL)",
     )
 
     sync = sub.add_parser("sync", help="publish the slash commands to Discord, then exit")
@@ -97,8 +113,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
 
+    overrides: dict[str, object] = {}
+    if args.command == "run":
+        if args.shard_count is not None:
+            overrides["SHARD_COUNT"] = args.shard_count
+        if args.shard_ids is not None:
+            overrides["SHARD_IDS"] = args.shard_ids
     try:
-        settings = _settings()
+        settings = _settings(**overrides)
     except ValidationError as exc:
         print(f"fabletop: bad settings (check your .env):\n{exc}", file=sys.stderr)
         return 2

@@ -259,8 +259,11 @@ class FabletopBot(commands.Bot):
         self._tasks.append(asyncio.create_task(self.catch_up(), name="fabletop-catch-up"))
         if self._start_reminders:
             self._tasks.append(asyncio.create_task(self.sweep(), name="fabletop-outbox-sweep"))
-        if self._sync_on_start:
+        if self._sync_on_start and self.settings.syncs_commands:
             await self.sync_commands(self.settings.dev_guild_id)
+        elif self._sync_on_start:
+            log.info("not syncing commands: in a cluster the process running shard 0 "
+                     "does it (this one runs shards %s)", self.settings.shard_ids)
 
     async def deliver_undelivered(self, older_than: float = 0.0) -> int:
         """Deliver the outboxes committed but not delivered (a process killed between

@@ -25,14 +25,31 @@ _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 def _int_list(value: Any) -> Any:
-    """Accept ``"1,2 3"`` (what people type in .env files) as well as real lists."""
+    """Accept ``"1,2 3"`` and ranges ``"0-3"`` (what people type in .env files and on
+    the command line) as well as real lists.
+
+    >>> _int_list("0-3, 6")
+    [0, 1, 2, 3, 6]
+    """
     if value is None:
         return []
     if isinstance(value, int):
         return [value]
     if isinstance(value, str):
         parts = value.replace(";", ",").replace(" ", ",").split(",")
-        return [int(p) for p in parts if p.strip()]
+        out: list[int] = []
+        for part in (p.strip() for p in parts):
+            if not part:
+                continue
+            low, dash, high = part.partition("-")
+            if dash and low:
+                first, last = int(low), int(high)
+                if last < first:
+                    raise ValueError(f"the range {part!r} runs backwards")
+                out.extend(range(first, last + 1))
+            else:
+                out.append(int(part))
+        return list(dict.fromkeys(out))
     return value
 
 
@@ -179,6 +196,13 @@ class Settings(BaseSettings):
     @property
     def sharded(self) -> bool:
         return self.shard_count is not None
+
+    @property
+    def syncs_commands(self) -> bool:
+        """Whether this process may publish the slash commands: in a cluster only the
+        one that runs shard 0 does, so several processes started with ``--sync`` sync
+        once, not once each (Discord rate-limits syncing)."""
+        return not self.sharded or not self.shard_ids or 0 in self.shard_ids
 
     @property
     def log_level_number(self) -> int:
