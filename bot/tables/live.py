@@ -16,6 +16,7 @@ import logging
 import os
 import secrets
 import socket
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -39,9 +40,12 @@ from bot.tables.texts import outcome_text, status_text
 from engines import game_ids, get_game
 from engines.core import Game, GameState, Seat, View
 
-__all__ = ["ServiceBase", "Table"]
+__all__ = ["IDLE_SECONDS", "ServiceBase", "Table"]
 
 log = logging.getLogger("fabletop.tables")
+
+IDLE_SECONDS = 600.0
+"""A live table unused for this long sheds its state from memory (reloaded on use)."""
 
 
 def utcnow() -> datetime:
@@ -65,6 +69,8 @@ class Table:
     """The public view (key ``None``) and each human seat's view at ``views_key``
     (version, seat holders): the "after" of one move is the "before" of the next, so
     views are built once per move."""
+    touched: float = field(default_factory=time.monotonic)
+    """When an operation last took the table's lock (idle tables shed their state)."""
 
     @property
     def status(self) -> TableStatus:
@@ -308,6 +314,7 @@ class ServiceBase:
         for attempt in range(2):
             t, just_read = await self._resolve(ref)
             async with t.lock:
+                t.touched = time.monotonic()
                 if not just_read:
                     await self._refresh(t)
                 # A channel whose table ended in another process may hold a newer one.
@@ -316,6 +323,24 @@ class ServiceBase:
                 yield t
                 return
         raise NoTable()
+
+    def shed_idle(self, idle_seconds: float = IDLE_SECONDS) -> int:
+        """Free the game state, views and stored JSON of every live table nobody has
+        used for ``idle_seconds`` (not locked, no AI playing); returns how many. The
+        table stays known (its channel, seats, timers' fields), and its next operation,
+        which reads the row anyway, loads the state again (:meth:`_absorb`). Most
+        tables of a big bot wait for somebody most of the time: this keeps memory per
+        waiting table to its small record."""
+        now, shed = time.monotonic(), 0
+        for t in self._live.values():
+            if t.rec.state is None or t.lock.locked() or now - t.touched < idle_seconds:
+                continue
+            if t.ai_task is not None and not t.ai_task.done():
+                continue
+            t.state, t.views, t.views_key = None, {}, None
+            t.rec = replace(t.rec, state=None)
+            shed += 1
+        return shed
 
     def _forget(self, t: Table) -> None:
         """Drop a table that is no longer live from the live maps (frees its channel)."""

@@ -50,7 +50,7 @@ class TimersPart(PlayPart):
             if since is None or now - since < timedelta(minutes=rec.reminder_minutes):
                 continue
             async with t.lock:
-                if not await self._still_playing(t) or t.rec is not rec:
+                if not await self._still_playing(t) or t.rec.revision != rec.revision:
                     continue  # it moved while we waited for the lock (here or elsewhere)
                 info = self._info(t)
                 users = info.to_act_users
@@ -85,8 +85,8 @@ class TimersPart(PlayPart):
         now = now or self.clock()
         out: list[Outbox] = []
         for t in list(self._live.values()):
-            if t.status is not TableStatus.PLAYING or t.state is None:
-                continue
+            if t.status is not TableStatus.PLAYING:
+                continue  # (a playing table that shed its state idle reloads it below)
             # An AI turn nobody here is playing: its lease holder (maybe another
             # process, maybe a dead one) may have let it go.
             self._kick_ai(t)
@@ -126,7 +126,11 @@ class TimersPart(PlayPart):
     async def run_auto_passes(self, poll_seconds: float = 5.0) -> None:
         """Background loop: every ``poll_seconds`` send :meth:`due_auto_passes` to the
         listeners. Start it with ``asyncio.create_task``; :meth:`close` stops it."""
-        await self._run(self.due_auto_passes, poll_seconds, "auto-pass check")
+        await self._run(self._auto_passes_and_shedding, poll_seconds, "auto-pass check")
+
+    async def _auto_passes_and_shedding(self) -> list[Outbox]:
+        self.shed_idle()
+        return await self.due_auto_passes()
 
     async def run_reminders(self, poll_seconds: float = 30.0) -> None:
         """Background loop: every ``poll_seconds`` send :meth:`due_reminders` to the
