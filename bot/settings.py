@@ -82,6 +82,10 @@ class Settings(BaseSettings):
     max_tables_per_guild: int = Field(default=50, alias="MAX_TABLES_PER_GUILD", ge=0)
     """Open tables one server may have at once (0 = no limit)."""
 
+    idle_seconds: float = Field(default=600.0, alias="IDLE_SECONDS", ge=0)
+    """Seconds after which a table nobody uses drops its game state from memory (it is
+    read again from the database on its next click)."""
+
     repost_cooldown: float = Field(default=10.0, alias="REPOST_COOLDOWN", ge=0)
     """Seconds before a member may have the bot post a table's board again (0 = none)."""
 

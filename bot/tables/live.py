@@ -137,17 +137,20 @@ class ServiceBase:
         reminder_minutes: float = 10.0,
         ai_delay: float = 0.0,
         agents: AgentProvider | None = None,
+        idle_seconds: float = IDLE_SECONDS,
     ) -> None:
         """``store`` is a :class:`bot.store.Store`; ``clock`` returns an aware UTC
         datetime (injectable for tests); ``reminder_minutes`` is the default reminder
         delay for new tables (0 = never); ``ai_delay`` seconds are waited before each
         AI move so humans can follow (0 in tests); ``agents`` supplies AI players
-        (default :mod:`engines.agents`)."""
+        (default :mod:`engines.agents`); a live table unused for ``idle_seconds``
+        sheds its state from memory (:meth:`shed_idle`)."""
         self.store = store
         self.clock: Clock = clock or utcnow
         self.default_reminder_minutes = float(reminder_minutes)
         self.ai_delay = float(ai_delay)
         self.agents: AgentProvider = agents or EngineAgents()
+        self.idle_seconds = float(idle_seconds)
         self._live: dict[str, Table] = {}
         self._by_channel: dict[int, str] = {}
         self._listeners: list[Listener] = []
@@ -324,13 +327,16 @@ class ServiceBase:
                 return
         raise NoTable()
 
-    def shed_idle(self, idle_seconds: float = IDLE_SECONDS) -> int:
+    def shed_idle(self, idle_seconds: float | None = None) -> int:
         """Free the game state, views and stored JSON of every live table nobody has
-        used for ``idle_seconds`` (not locked, no AI playing); returns how many. The
+        used for ``idle_seconds`` (default: the service's; not locked, no AI playing);
+        returns how many. The
         table stays known (its channel, seats, timers' fields), and its next operation,
         which reads the row anyway, loads the state again (:meth:`_absorb`). Most
         tables of a big bot wait for somebody most of the time: this keeps memory per
         waiting table to its small record."""
+        if idle_seconds is None:
+            idle_seconds = self.idle_seconds
         now, shed = time.monotonic(), 0
         for t in self._live.values():
             if t.rec.state is None or t.lock.locked() or now - t.touched < idle_seconds:

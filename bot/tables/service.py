@@ -82,6 +82,7 @@ class TableService(LobbyPart, AIPart, TimersPart):
         kwargs.setdefault("reminder_minutes", settings.reminder_minutes)
         kwargs.setdefault("ai_delay", settings.ai_delay)
         kwargs.setdefault("agents", EngineAgents(iterations=settings.ai_budget))
+        kwargs.setdefault("idle_seconds", settings.idle_seconds)
         from bot.store.factory import store_for
 
         service = cls(store_for(settings.database), **kwargs)
