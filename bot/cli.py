@@ -7,6 +7,12 @@
     fabletop sync [--guild ID]     # publish the slash commands, then exit
     fabletop play <game> [...]     # the offline console table (bot.console)
     fabletop selfplay ...          # AI-vs-AI games with statistics (bot.selfplay)
+    fabletop backup [FILE]         # a consistent copy of the SQLite database, bot running
+    fabletop export-db --to TARGET # copy every table to PostgreSQL (or another SQLite file)
+    fabletop import-db --from SRC  # copy every table of SRC into the configured database
+
+Every import that is not needed to parse the arguments happens in the command that
+needs it, so ``fabletop --help`` answers at once.
 """
 
 from __future__ import annotations
@@ -16,9 +22,14 @@ import asyncio
 import importlib
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
+
+if TYPE_CHECKING:  # the store is imported by the commands that use it (fast --help)
+    from bot.store import Store
 
 __all__ = ["build_parser", "main"]
 
@@ -72,6 +83,39 @@ def build_parser() -> argparse.ArgumentParser:
         help="sync globally even if DEV_GUILD_ID is set",
     )
 
+    backup = sub.add_parser(
+        "backup",
+        help="copy the SQLite database to a file, safely while the bot runs",
+        description="A consistent copy of DATABASE_PATH through SQLite's online backup "
+        "(the bot may keep running). With DATABASE_URL set, prints the pg_dump command.",
+    )
+    backup.add_argument(
+        "file", nargs="?", default=None, metavar="FILE",
+        help="where to write it (default backups/fabletop-YYYYmmdd-HHMMSS.db)",
+    )
+
+    drop_help = ("leave behind announcements not yet delivered to Discord (else the copy "
+                 "is refused while there are any)")
+    export = sub.add_parser(
+        "export-db",
+        help="copy every table to another database (PostgreSQL or SQLite), then check it",
+        description="Copy every table, action, event, hand and turn message of the "
+        "configured database into the empty TARGET, then replay every copied table. "
+        "Stop the bot first: moves made after the copy stay behind.",
+    )
+    export.add_argument("--to", dest="target", required=True, metavar="TARGET",
+                        help="a postgresql:// URL or a SQLite file path")
+    export.add_argument("--drop-undelivered", action="store_true", help=drop_help)
+    import_ = sub.add_parser(
+        "import-db",
+        help="copy every table of another database into the configured one, then check it",
+        description="Copy every table of SOURCE into the configured (empty) database "
+        "(DATABASE_URL, else DATABASE_PATH), then replay every copied table.",
+    )
+    import_.add_argument("--from", dest="source", required=True, metavar="SOURCE",
+                         help="a postgresql:// URL or a SQLite file path")
+    import_.add_argument("--drop-undelivered", action="store_true", help=drop_help)
+
     # These two forward their arguments untouched to the modules that own them.
     sub.add_parser("play", help="play a game at the offline console table", add_help=False)
     sub.add_parser("selfplay", help="AI-vs-AI games with statistics", add_help=False)
@@ -97,6 +141,132 @@ def _settings(**overrides: object):  # -> Settings (imported lazily: fast --help
     from bot.settings import load_settings
 
     return load_settings(**overrides)
+
+
+# -- backup and moving the database ----------------------------------------------
+
+
+def _size(n: int) -> str:
+    """``812 bytes``, ``1.4 MB``."""
+    if n < 1024:
+        return f"{n} bytes"
+    value = float(n)
+    for unit in ("kB", "MB", "GB"):
+        value /= 1024
+        if value < 1024 or unit == "GB":
+            break
+    return f"{value:.1f} {unit}"
+
+
+def _backup(settings: Any, file: str | None) -> int:
+    from bot.store import StoreError
+    from bot.store.backup import backup_sqlite, default_backup_path, pg_dump_command
+
+    if settings.database_url:
+        dump = Path(file) if file else default_backup_path().with_suffix(".dump")
+        print("fabletop backup copies a SQLite database; this one is PostgreSQL "
+              "(DATABASE_URL). Back it up with pg_dump:\n"
+              f"  {pg_dump_command(settings.database_url, dump)}\n"
+              "(restore with pg_restore --clean --dbname=URL FILE)", file=sys.stderr)
+        return 2
+    target = Path(file) if file else default_backup_path()
+    try:
+        result = asyncio.run(backup_sqlite(settings.database_path, target))
+    except StoreError as exc:
+        print(f"fabletop backup: {exc}", file=sys.stderr)
+        return 2
+    print(f"{result.path} ({_size(result.size)}, {result.tables} table(s))")
+    return 0
+
+
+def _same_database(a: str, b: str) -> bool:
+    from bot.store.factory import is_postgres
+
+    if is_postgres(a) or is_postgres(b):
+        return a.rstrip("/") == b.rstrip("/")
+    return Path(a).resolve() == Path(b).resolve()
+
+
+def _progress(what: str) -> Callable[[int, int, str], None] | None:
+    """A progress line on a terminal; nothing in a log or a pipe."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int, table_id: str) -> None:
+        end = "\n" if done == total else ""
+        print(f"\r{what} {done}/{total} table(s)", end=end, file=sys.stderr, flush=True)
+
+    return show
+
+
+class _Refused(Exception):
+    """A transfer that cannot go on; the message is the one line to print."""
+
+
+async def _open(target: str, role: str) -> Store:
+    """The open store at ``target``, or :class:`_Refused` saying why not in one line."""
+    from bot.store.factory import is_postgres, store_for
+    from bot.store.transfer import redact_password
+
+    if role == "source" and not is_postgres(target) and not Path(target).is_file():
+        raise _Refused(f"no SQLite database at {target}")
+    try:
+        store = store_for(target)  # inside: a missing driver is a refusal too
+        await store.open()
+    except Exception as exc:  # any driver's connection error: one line, not a traceback
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise _Refused(f"cannot open the {role} {redact_password(target)}: {reason}") from exc
+    return store
+
+
+async def _transfer(source: str, target: str, *, drop_undelivered: bool) -> int:
+    """Copy ``source`` into ``target``, compare them, replay every table of the target;
+    print the counts and what is wrong. 0: a good copy; 1: a table differs or does not
+    replay; 2: refused (nothing or only whole tables written)."""
+    from bot.store import StoreError
+    from bot.store.transfer import compare_stores, copy_store, redact_password
+    from bot.tables.audit import audit_store
+
+    if _same_database(source, target):
+        raise _Refused("the source and the target are the same database")
+    src = await _open(source, "source")
+    try:
+        dst = await _open(target, "target")
+        try:
+            try:
+                copied = await copy_store(src, dst, progress=_progress("copied"),
+                                          drop_undelivered=drop_undelivered)
+                differences = await compare_stores(src, dst)
+                audit = await audit_store(dst, progress=_progress("replayed"))
+            except StoreError as exc:
+                raise _Refused(" ".join(str(exc).split())) from exc
+        finally:
+            await dst.close()
+    finally:
+        await src.close()
+
+    print(f"copied {copied.summary()}\n  from {redact_password(source)}\n"
+          f"  to   {redact_password(target)}")
+    if differences:
+        print("the copy differs from the source:")
+        for line in differences:
+            print(f"  {line}")
+    else:
+        print("the copy is identical to the source")
+    print(f"replayed every table of the target: {audit.summary()}")
+    for m in audit.mismatches:
+        print(f"  table {m.table_id}: {m.reason}")
+    if audit.mismatches and not differences:
+        print("  (the copy is identical: these tables were so in the source already)")
+    return 1 if differences or not audit.ok else 0
+
+
+def _run_transfer(source: str, target: str, *, drop_undelivered: bool, command: str) -> int:
+    try:
+        return asyncio.run(_transfer(source, target, drop_undelivered=drop_undelivered))
+    except _Refused as exc:
+        print(f"fabletop {command}: {exc}", file=sys.stderr)
+        return 2
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -149,6 +319,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         guild = None if args.global_ else (args.guild or settings.dev_guild_id)
         return asyncio.run(sync_commands_once(settings, guild_id=guild))
+
+    if args.command == "backup":
+        return _backup(settings, args.file)
+
+    if args.command == "export-db":
+        return _run_transfer(settings.database, args.target, command="export-db",
+                             drop_undelivered=args.drop_undelivered)
+
+    if args.command == "import-db":
+        return _run_transfer(args.source, settings.database, command="import-db",
+                             drop_undelivered=args.drop_undelivered)
 
     parser.print_help()  # unreachable: argparse rejects unknown commands
     return 2

@@ -20,6 +20,7 @@ import logging
 import re
 import secrets
 import signal
+import sys
 import time
 from collections.abc import Awaitable
 from datetime import timedelta
@@ -237,6 +238,10 @@ class FabletopBot(commands.Bot):
             self._service_to_close = self.service
         else:
             await self.service.open()
+        # The limits on open tables are the bot's policy, not the service's (the
+        # console and the tests run a bare service without them).
+        self.service.max_tables_per_member = self.settings.max_tables_per_member
+        self.service.max_tables_per_guild = self.settings.max_tables_per_guild
         if self._renderer is None and self.settings.render_workers != 0:
             # The shipped renderers draw in worker processes, started now so the first
             # picture does not wait for their imports.
@@ -441,7 +446,8 @@ class _CollectionTimer:
             self._started = time.perf_counter()
             return
         took = time.perf_counter() - self._started
-        if took >= self.threshold:
+        # Start-up's collections (before gc.freeze, nobody waiting) are not news.
+        if took >= self.threshold and gc.get_freeze_count():
             log.warning("a garbage collection (generation %d) held the bot for %.0f ms",
                         info.get("generation", -1), took * 1000)
 
@@ -455,6 +461,11 @@ async def run_bot(settings: Settings, *, sync: bool = False) -> int:
     gen0, gen1, _gen2 = gc.get_threshold()
     gc.set_threshold(gen0, gen1, 100)
     gc.callbacks.append(_CollectionTimer())
+    # Fabletop has no voice: discord.py's warnings about voice libraries are noise at
+    # every start.
+    discord.VoiceClient.warn_nacl = False
+    if hasattr(discord.VoiceClient, "warn_dave"):
+        discord.VoiceClient.warn_dave = False
     bot = create_bot(settings, sync_on_start=sync)
     loop = asyncio.get_running_loop()
     # SIGTERM (systemd, docker stop) closes the bot cleanly: the gateway, the AI tasks
@@ -465,12 +476,33 @@ async def run_bot(settings: Settings, *, sync: bool = False) -> int:
         async with bot:
             await bot.start(settings.token)
     except discord.LoginFailure:
-        log.error("Discord refused the token: check DISCORD_TOKEN in your .env")
-        return 1
+        return _fail(_REFUSED_TOKEN)
     except discord.PrivilegedIntentsRequired:
-        log.error("the bot asked for an intent that is not enabled in the developer portal")
-        return 1
+        return _fail("fabletop: the bot asked for an intent that is not enabled in the "
+                     "developer portal (Bot -> Privileged Gateway Intents).")
+    except OSError as exc:  # no network, DNS, a refused connection (aiohttp's are OSErrors)
+        return _fail(_unreachable(settings, exc))
     return 0
+
+
+_REFUSED_TOKEN = (
+    "fabletop: Discord refused the token. Reset it in the developer portal (your "
+    "application -> Bot -> Reset Token) and paste it after DISCORD_TOKEN= in your .env."
+)
+
+
+def _unreachable(settings: Settings, exc: BaseException) -> str:
+    where = settings.discord_api_base or "discord.com"
+    reason = " ".join(str(exc).split()) or type(exc).__name__
+    return (f"fabletop: cannot reach Discord at {where} ({reason[:200]}). Check this "
+            "machine's network connection"
+            + (" and DISCORD_API_BASE in your .env." if settings.discord_api_base else "."))
+
+
+def _fail(line: str) -> int:
+    """One plain line for the person who started the bot, instead of a traceback."""
+    print(line, file=sys.stderr)
+    return 1
 
 
 async def sync_commands_once(settings: Settings, *, guild_id: int | None) -> int:
@@ -484,9 +516,9 @@ async def sync_commands_once(settings: Settings, *, guild_id: int | None) -> int
             where = f"guild {guild_id}" if guild_id else "globally (may take up to an hour)"
             print(f"Synced {len(synced)} commands {where}.")
     except discord.LoginFailure:
-        log.error("Discord refused the token: check DISCORD_TOKEN in your .env")
-        return 1
+        return _fail(_REFUSED_TOKEN)
     except discord.HTTPException as exc:
-        log.error("syncing failed: %s", exc)
-        return 1
+        return _fail(f"fabletop: syncing failed: {exc}")
+    except OSError as exc:
+        return _fail(_unreachable(settings, exc))
     return 0

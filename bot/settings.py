@@ -13,13 +13,14 @@ environment variable names (case-insensitive).
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-__all__ = ["Settings", "apply_discord_endpoints", "load_settings"]
+__all__ = ["Settings", "apply_discord_endpoints", "env_file", "home", "load_settings"]
 
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -51,6 +52,26 @@ def _int_list(value: Any) -> Any:
                 out.append(int(part))
         return list(dict.fromkeys(out))
     return value
+
+
+def home() -> Path:
+    """The bot's own folder, where its ``.env`` and database live (README, "Settings"):
+    the checkout it runs from (the folder with ``pyproject.toml``), or, for an installed
+    package (a Docker image), the working directory."""
+    checkout = Path(__file__).resolve().parents[1]
+    return checkout if (checkout / "pyproject.toml").is_file() else Path.cwd()
+
+
+def env_file() -> Path | None:
+    """The ``.env`` to read: ``FABLETOP_ENV`` if set, else ``./.env`` if there is one,
+    else the one in :func:`home` (so ``fabletop run`` finds it from any folder)."""
+    named = os.environ.get("FABLETOP_ENV")
+    if named:
+        return Path(named)
+    for candidate in (Path.cwd() / ".env", home() / ".env"):
+        if candidate.is_file():
+            return candidate
+    return None
 
 
 class Settings(BaseSettings):
@@ -164,6 +185,16 @@ class Settings(BaseSettings):
         return level
 
     @model_validator(mode="after")
+    def _anchor_database(self) -> Settings:
+        # A relative DATABASE_PATH is relative to the folder of the .env that was read
+        # (else the bot's home), never to wherever the command happens to be started.
+        if not self.database_path.is_absolute() and str(self.database_path) != ":memory:":
+            used = env_file()
+            base = used.resolve().parent if used is not None else home()
+            self.database_path = base / self.database_path
+        return self
+
+    @model_validator(mode="after")
     def _shards(self) -> Settings:
         if self.shard_ids and self.shard_count is None:
             raise ValueError("SHARD_IDS needs SHARD_COUNT (the total number of shards)")
@@ -214,8 +245,9 @@ class Settings(BaseSettings):
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """Settings from the environment and ``.env``; ``overrides`` win (CLI flags)."""
-    return Settings(**overrides)
+    """Settings from the environment and :func:`env_file`; ``overrides`` win (CLI
+    flags)."""
+    return Settings(_env_file=env_file(), **overrides)  # type: ignore[call-arg]
 
 
 def apply_discord_endpoints(settings: Settings) -> None:

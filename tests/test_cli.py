@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import sys
 import types
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,8 @@ def test_env_example_lists_every_setting_with_a_comment() -> None:
 
 def test_settings_defaults_and_parsing() -> None:
     s = Settings(_env_file=None)
-    assert s.offline and s.database_path == Path("fabletop.db")
+    # A relative database path is anchored at the .env's folder or the bot's home.
+    assert s.offline and s.database_path.name == "fabletop.db" and s.database_path.is_absolute()
     assert s.owner_ids == [] and s.shard_ids == [] and not s.sharded
     s = Settings(_env_file=None, DISCORD_TOKEN=" abc ", OWNER_IDS="1, 2;3", DEV_GUILD_ID="",
                  SHARD_COUNT="4", SHARD_IDS="0 2", LOG_LEVEL="debug", AI_BUDGET="50")
@@ -168,6 +170,24 @@ def test_help_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for word in ("run", "sync", "play", "selfplay"):
         assert word in out
+
+
+def test_help_lists_the_data_commands_quickly(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["--help"], ["backup", "--help"], ["export-db", "--help"],
+                 ["import-db", "--help"]):
+        with pytest.raises(SystemExit) as exc:
+            cli.main(argv)
+        assert exc.value.code == 0
+    out = capsys.readouterr().out
+    for word in ("backup", "export-db", "import-db", "--to TARGET", "--from SOURCE",
+                 "--drop-undelivered", "pg_dump"):
+        assert word in out, word
+    # The data commands import their modules only when they run.
+    import subprocess
+
+    code = ("import sys, bot.cli; sys.exit(any(m in sys.modules for m in "
+            "('bot.store', 'bot.store.transfer', 'bot.tables', 'sqlite3', 'asyncpg')))")
+    assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0
 
 
 def test_play_and_selfplay_forward_their_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -281,3 +301,74 @@ async def test_a_broken_cog_does_not_stop_the_others(monkeypatch: pytest.MonkeyP
     b = create_bot(Settings(_env_file=None), commands_only=True)
     await b.load_cogs()
     assert b.tree.get_command("table") is not None and b.tree.get_command("inn") is not None
+
+
+def test_env_and_database_are_found_from_any_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bot.settings import env_file, home, load_settings
+
+    project = tmp_path / "bot-home"
+    project.mkdir()
+    (project / ".env").write_text("DATABASE_PATH=games.db\nREMINDER_MINUTES=7\n")
+    elsewhere = tmp_path / "somewhere" / "else"
+    elsewhere.mkdir(parents=True)
+    monkeypatch.delenv("DATABASE_PATH", raising=False)
+    monkeypatch.delenv("REMINDER_MINUTES", raising=False)
+    # Started in the bot's folder: its .env, and the database beside it.
+    monkeypatch.chdir(project)
+    s = load_settings()
+    assert env_file() == project / ".env"
+    assert s.database_path == project / "games.db" and s.reminder_minutes == 7
+    # Started anywhere else with FABLETOP_ENV naming it: the same file, the same database.
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setenv("FABLETOP_ENV", str(project / ".env"))
+    assert load_settings().database_path == project / "games.db"
+    # No .env anywhere: the default database is in the bot's home, not in the cwd.
+    monkeypatch.delenv("FABLETOP_ENV")
+    if not (home() / ".env").is_file():
+        assert load_settings().database_path == home() / "fabletop.db"
+
+
+@pytest.fixture
+def process_wide_state() -> Iterator[None]:
+    """run_bot sets process-wide things (discord.py's endpoints, the collector's
+    thresholds and callbacks, voice warnings): put them back for the tests after."""
+    import gc
+
+    import discord.http
+    from discord.gateway import DiscordWebSocket
+
+    saved = (discord.http.Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY, gc.get_threshold(),
+             list(gc.callbacks))
+    yield
+    discord.http.Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY = saved[0], saved[1]
+    gc.set_threshold(*saved[2])
+    gc.callbacks[:] = saved[3]
+
+
+@pytest.mark.usefixtures("process_wide_state")
+async def test_an_unreachable_discord_or_a_refused_token_is_one_plain_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bot.client import run_bot
+    from tests.emulator import Emulator
+
+    # Nothing listens on port 9 of this machine: the connection is refused at once.
+    down = Settings(_env_file=None, DISCORD_TOKEN="a.b.c", DATABASE_PATH=tmp_path / "a.db",
+                    DISCORD_API_BASE="http://127.0.0.1:9/api/v10",
+                    DISCORD_GATEWAY_URL="ws://127.0.0.1:9/gateway", RENDER_WORKERS=0)
+    assert await run_bot(down) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("fabletop: cannot reach Discord at")
+    assert "DISCORD_API_BASE" in err[0] and "Traceback" not in err[0]
+    async with Emulator() as emu:
+        wrong = Settings(_env_file=None, DISCORD_TOKEN="not-" + emu.token,
+                         DATABASE_PATH=tmp_path / "b.db", DISCORD_API_BASE=emu.api_base,
+                         DISCORD_GATEWAY_URL=emu.gateway_url, RENDER_WORKERS=0)
+        assert await run_bot(wrong) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "fabletop: Discord refused the token. Reset it in the developer portal (your "
+        "application -> Bot -> Reset Token) and paste it after DISCORD_TOKEN= in your .env."
+    ]
