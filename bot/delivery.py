@@ -27,6 +27,11 @@ a DM. A user whose DMs are closed (Discord error 50007) is told once in the chan
 use the ephemeral ``/hand`` and remembered in the store, so every later private update
 becomes a short channel nudge: nothing is ever silently dropped. Nothing private is
 ever put in a channel message.
+
+The service speaks plain English (its lines carry seat names and what people typed: a
+ruling's note, a passage), so its lines are made :func:`~bot.ui.texts.literal` here, at
+the edge, before the bot's own markup (a bold title, the turn's mentions) is put
+around them; every message says which mentions it may make.
 """
 
 from __future__ import annotations
@@ -47,7 +52,7 @@ from bot.tables import Outbox, PrivateUpdate, PublicUpdate, TableInfo, TableStat
 from bot.ui.adapter import GameUI
 from bot.ui.games import get_ui
 from bot.ui.items import build_view
-from bot.ui.texts import MAX_CONTENT, clip, clip_start
+from bot.ui.texts import MAX_CONTENT, clip, clip_start, literal
 from engines.catalog import has_hands, spec
 
 __all__ = ["CANNOT_DM", "CANNOT_POST", "Delivery", "Renderer", "board_key", "clip"]
@@ -317,14 +322,16 @@ class Delivery:
 
     # -- the channel -------------------------------------------------------------
 
-    async def post_public(self, outbox: Outbox) -> tuple[bool, TurnMessage | None]:
+    async def post_public(self, outbox: Outbox, *, head: tuple[str, ...] = ()
+                          ) -> tuple[bool, TurnMessage | None]:
         """Post (or edit into the turn message) one public update. Returns whether it
-        could be posted and the turn message it leaves (``None``: unchanged)."""
+        could be posted and the turn message it leaves (``None``: unchanged). ``head``:
+        lines of the bot's own, already Discord text, before the update's (plain) ones."""
         update = outbox.public
         assert update is not None
         info = outbox.table
         prev = await self._turn_message(info.id)
-        lines = list(update.lines)
+        lines = [*head, *(literal(x) for x in update.lines)]
         if update.kind == "start" and outbox.public_view is not None:
             extra = self.start_lines.get(info.game_id)
             if extra is not None:
@@ -367,7 +374,7 @@ class Delivery:
                      and update.actor is not None
                      and ((update.actor in info.to_act and same_seats) or narrowed)
                      and prev.version < update.version)
-        whose = [update.turn_line] if update.turn_line else []
+        whose = [literal(update.turn_line)] if update.turn_line else []
         # A move with no public news and nobody new to ask (one AI handing the turn to
         # another) only changes whose turn it is: the turn message says so, in place.
         nobody_new = not humans or (prev is not None and set(humans) <= set(prev.pinged))
@@ -464,7 +471,9 @@ class Delivery:
         message has scrolled away), from a snapshot outbox. Names whose turn it is
         without pinging them. The re-post becomes the turn message."""
         info = outbox.table
-        lines = [f"**{info.game_name}** — move {info.version}."]
+        # The bot's own bold title goes in as it is; the rest is plain text (literal).
+        head = [f"**{info.game_name}** — move {info.version}."]
+        lines: list[str] = []
         prompt = getattr(outbox.public_view, "prompt", None)
         if prompt:
             lines.append(str(prompt))
@@ -480,7 +489,8 @@ class Delivery:
         seq.begin(info.version)
         try:
             await seq.wait_for_turn(info.version)
-            _posted, turn = await self.post_public(replace(outbox, public=update))
+            _posted, turn = await self.post_public(replace(outbox, public=update),
+                                                   head=tuple(head))
         finally:
             await seq.done(info.version)
         if turn is not None:
@@ -571,7 +581,8 @@ class Delivery:
         game has a picture, the user's own view."""
         title = info.game_name if info is not None else game_id
         channel = f" (table in <#{update.channel_id}>)"
-        content = clip(f"**Private — {title}{channel}**\n{update.text}")
+        text = "\n".join(literal(line) for line in update.lines)
+        content = clip(f"**Private — {title}{channel}**\n{text}")
         out: dict[str, Any] = {"content": content}
         if view is not None:
             png = await self.render_png(game_id, view, info)
@@ -612,6 +623,8 @@ class Delivery:
         once in the table's channel. ``None`` if it could not be sent."""
         try:
             dm = await self.client.create_dm(discord.Object(user_id))
+            # A DM pings nobody: whatever it quotes, it is the reader's own news.
+            payload = {"allowed_mentions": discord.AllowedMentions.none(), **payload}
             if nonce is not None:
                 payload = {**payload, "nonce": nonce}
             return await dm.send(**payload)  # type: ignore[no-any-return]

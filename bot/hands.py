@@ -15,7 +15,9 @@ request to retell; the game's adapter says which) come as a new DM, or as a nudg
 the channel for closed DMs.
 
 Everything here is built from the seat's own view and legal actions as the outbox
-carries them: nothing of one seat ever reaches another.
+carries them: nothing of one seat ever reaches another. Seat names and the news lines
+(the service's plain text) are made literal before a game's adapter puts its markup
+around them (:func:`shown`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import hashlib
 import io
 import json
 import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -34,16 +37,27 @@ from bot.store import HandMessage
 from bot.tables import Outbox, SeatNews, TableInfo, TableStatus
 from bot.ui.games import get_ui
 from bot.ui.items import build_panel
-from bot.ui.texts import clip
+from bot.ui.texts import clip, literal
 
 if TYPE_CHECKING:
     from bot.delivery import Delivery
 
-__all__ = ["HandMessages", "digest"]
+__all__ = ["HandMessages", "digest", "shown"]
 
 log = logging.getLogger(__name__)
 
 SECRET_CHANGED = "Your secret information has changed"
+
+
+def shown(info: TableInfo) -> TableInfo:
+    """``info`` as a hand's words may quote it: the seat names and the result (which
+    names them) as Discord text, literal. Only for text: the adapter's buttons and
+    pictures take their names from the views."""
+    return replace(
+        info,
+        seats=tuple(replace(s, name=literal(s.name)) for s in info.seats),
+        outcome_text=literal(info.outcome_text) if info.outcome_text else info.outcome_text,
+    )
 
 
 def digest(data: Any) -> str:
@@ -66,7 +80,8 @@ class HandMessages:
         ui = get_ui(info.game_id)
         playing = info.status is TableStatus.PLAYING
         legal = list(news.legal) if playing else []
-        text = clip(ui.hand_text(info, news.view, legal, lines))
+        text = clip(ui.hand_text(shown(info), news.view, legal,
+                                 [literal(line) for line in lines]))
         menus = ui.hand_menus(news.view, legal) if playing else []
         signature = digest([text, [repr(a) for a in legal],
                             info.version if legal else None, info.status.value])
@@ -169,7 +184,7 @@ class HandMessages:
                 await partial.get_partial_message(rec.message_id).edit(
                     content=f"**{info.game_name}** (table in <#{info.channel_id}>): your "
                             "seat was handed to someone else, so this hand is closed.",
-                    view=None, attachments=[])
+                    view=None, attachments=[], allowed_mentions=discord.AllowedMentions.none())
             except discord.HTTPException:
                 log.debug("could not close the hand message of %s", user_id)
             await self.delivery.store.delete_hand_message(info.id, user_id)
@@ -191,6 +206,7 @@ class HandMessages:
             if rec is not None:
                 edit = dict(kwargs)
                 edit.setdefault("view", None)
+                edit["allowed_mentions"] = discord.AllowedMentions.none()
                 file = edit.pop("file", None)
                 if file is not None:
                     edit["attachments"] = [file]
@@ -220,6 +236,7 @@ class HandMessages:
         if closed:
             await self.delivery.nudge(user_id, info.channel_id, first=False)
             return
-        text = f"**{info.game_name}** (table in <#{info.channel_id}>): " + "\n".join(lines)
+        text = (f"**{info.game_name}** (table in <#{info.channel_id}>): "
+                + "\n".join(literal(line) for line in lines))
         await self.delivery.send_dm(user_id, info.channel_id, {"content": clip(text)},
                                     nonce=nonce)

@@ -17,7 +17,8 @@ import discord
 from bot.replies import display_name, private
 from bot.tables import NoTable, TableInfo, TableService, TableStatus, UserError
 from bot.ui.adapter import Choice, Menu
-from bot.ui.items import build_view
+from bot.ui.items import OTHER_CHANNEL, build_view, from_elsewhere
+from bot.ui.texts import literal
 
 if TYPE_CHECKING:
     from bot.delivery import Delivery
@@ -31,7 +32,10 @@ JOIN, LEAVE, ADD_AI, START = "lobby.join", "lobby.leave", "lobby.ai", "lobby.sta
 
 
 def lobby_text(info: TableInfo, headline: str | None = None) -> str:
-    return f"{headline}\n{info.text}" if headline else info.text
+    """The lobby message: ``headline`` (already Discord text: its names made literal by
+    whoever wrote it), then the table's status, which names the seats as typed."""
+    status = literal(info.text)
+    return f"{headline}\n{status}" if headline else status
 
 
 def lobby_view(info: TableInfo, ai_levels: list[str] | None = None) -> discord.ui.View | None:
@@ -51,7 +55,13 @@ def lobby_view(info: TableInfo, ai_levels: list[str] | None = None) -> discord.u
 
 
 def _name(user: discord.abc.User) -> str:
+    """The clicker's seat name, for the service (as typed, cleaned)."""
     return display_name(user)
+
+
+def _shown(user: discord.abc.User) -> str:
+    """The clicker's name inside a lobby headline (shown as text)."""
+    return literal(display_name(user))
 
 
 class LobbyClicks:
@@ -71,15 +81,20 @@ class LobbyClicks:
         # read must not eat Discord's 3 seconds. Refusals follow privately; a change
         # edits the lobby message itself (the deferred update's original).
         await interaction.response.defer()
-        if interaction.message is not None and interaction.channel_id is not None:
-            # The clicked message is the lobby message: slash commands edit it too.
-            self.delivery.remember_lobby(table_id, interaction.channel_id,
-                                         interaction.message.id)
         try:
             info = await self.service.status(table_id)
         except NoTable:
             await private(interaction, "This table no longer exists.")
             return
+        # Lobby buttons live on the table's channel message only: a copy anywhere else
+        # (another channel, a DM) changes nothing, not even which message is the lobby.
+        if from_elsewhere(interaction, info.channel_id, private_ok=False):
+            await private(interaction, OTHER_CHANNEL)
+            return
+        if interaction.message is not None and interaction.channel_id is not None:
+            # The clicked message is the lobby message: slash commands edit it too.
+            self.delivery.remember_lobby(table_id, interaction.channel_id,
+                                         interaction.message.id)
         if info.status is not TableStatus.LOBBY:
             text = {
                 TableStatus.PLAYING: "The game at this table has already started.",
@@ -92,10 +107,10 @@ class LobbyClicks:
         try:
             if code == JOIN:
                 info = await self.service.join(channel, user.id, _name(user))
-                headline = f"{_name(user)} sat down."
+                headline = f"{_shown(user)} sat down."
             elif code == LEAVE:
                 info = await self.service.leave(channel, user.id)
-                headline = f"{_name(user)} left the table."
+                headline = f"{_shown(user)} left the table."
             elif code == ADD_AI:
                 info = await self.service.add_ai(channel, user.id)
                 headline = "An AI player joined."

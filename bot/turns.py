@@ -1,5 +1,10 @@
 """What happens when someone clicks a game button or select, or sends a text form.
 
+A click counts only where its table is: in the table's channel, or on a message only
+the clicker can see (their DM hand message, an ephemeral answer), where it can act for
+their own seat only. A custom_id is readable by anyone, so a button copied to another
+channel is refused there, and nothing changes.
+
 The first answer comes first: a code that opens a text form opens it at once (Discord
 takes a form only as the first answer), every other click is acknowledged (a deferred
 update) before the table is read, and what it shows the clicker (a refusal, a
@@ -14,7 +19,9 @@ from the outbox alone.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import discord
@@ -22,17 +29,26 @@ import discord
 from bot.delivery import CANNOT_POST
 from bot.lobby_clicks import LOBBY_PREFIX, LobbyClicks
 from bot.replies import apology, expired, log_fault, private
-from bot.tables import NoTable, Outbox, StaleVersion, TableInfo, TableService, UserError
+from bot.tables import (
+    NoTable,
+    NotSeated,
+    Outbox,
+    StaleVersion,
+    TableInfo,
+    TableService,
+    UserError,
+)
 from bot.ui.adapter import Menu, Resolution
 from bot.ui.forms import TextForm
 from bot.ui.games import get_ui
-from bot.ui.items import build_view
+from bot.ui.items import OTHER_CHANNEL, build_view, from_elsewhere
 from bot.ui.texts import quote
 from engines.catalog import has_hands
 from engines.core import Action, View
 
 if TYPE_CHECKING:
     from bot.delivery import Delivery
+    from bot.tables.lobby import TablePlace
 
 __all__ = ["ANNOUNCE_FAILED", "STALE_DM", "TurnController"]
 
@@ -97,8 +113,14 @@ class TurnController:
             return
         # A text form can only be the first answer, so whether a code opens one is
         # known from the code alone; the words are checked when the form comes back.
-        game_id = await self.service.game_of(table_id)
-        title = get_ui(game_id).form_title(code) if game_id is not None else None
+        # The same look-up says where the table is (the cache; else the one read a
+        # click always made here), so a click from another channel is refused at once.
+        place = await self.service.place_of(table_id)
+        if place is not None and from_elsewhere(interaction, place.channel_id,
+                                                private_ok=True):
+            await private(interaction, OTHER_CHANNEL)
+            return
+        title = get_ui(place.game_id).form_title(code) if place is not None else None
         if title is not None:
             await interaction.response.send_modal(TextForm(table_id, version, code, title))
             return
@@ -118,7 +140,9 @@ class TurnController:
                 return resolution.action
             return _Show(resolution)
 
-        result = await self.service.choose(table_id, interaction.user.id, version, decide)
+        with _outsider_refused(interaction, place):
+            result = await self.service.choose(table_id, interaction.user.id, version,
+                                               decide)
         if isinstance(result, _Show):
             await self._show(interaction, table_id, version, result)
             return
@@ -191,12 +215,18 @@ class TurnController:
             def decide(info: TableInfo, view: View, legal: list[Action]) -> Action:
                 return get_ui(info.game_id).with_text(code, view, legal, text)
 
-            game_id = await self.service.game_of(table_id)
-            pinned = game_id is None or code not in get_ui(game_id).unpinned_forms
+            place = await self.service.place_of(table_id)
+            pinned = place is None or code not in get_ui(place.game_id).unpinned_forms
             try:
-                outbox = await self.service.choose(table_id, interaction.user.id,
-                                                   version if pinned else None, decide,
-                                                   out_of_turn=not pinned)
+                # A form is checked like the click that opened it: from its table's
+                # channel, or from a message only its sender sees.
+                if place is not None and from_elsewhere(interaction, place.channel_id,
+                                                        private_ok=True):
+                    raise UserError(OTHER_CHANNEL)
+                with _outsider_refused(interaction, place):
+                    outbox = await self.service.choose(table_id, interaction.user.id,
+                                                       version if pinned else None, decide,
+                                                       out_of_turn=not pinned)
             except UserError as exc:
                 # Whatever stopped it, what the player wrote is given back.
                 why = STALE_DM if interaction.guild_id is None and isinstance(
@@ -211,3 +241,17 @@ class TurnController:
 
 def _has_hand(game_id: str) -> bool:
     return has_hands(game_id)
+
+
+@contextlib.contextmanager
+def _outsider_refused(interaction: discord.Interaction, place: TablePlace | None
+                      ) -> Iterator[None]:
+    """A click from a DM or an ephemeral message outside the table's channel is for a
+    seated player's own hand. Anyone else is told only that the button is another
+    channel's: the usual refusal names whose turn it is at a table they cannot see."""
+    try:
+        yield
+    except NotSeated as exc:
+        if place is not None and interaction.channel_id != place.channel_id:
+            raise UserError(OTHER_CHANNEL) from exc
+        raise

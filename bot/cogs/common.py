@@ -1,10 +1,15 @@
 """What the cogs share (thin: parse, call the service, deliver): finding the service
-and delivery, the table of a channel, the board re-post, option parsing, and
-:class:`GameCommands`, the ``board`` and ``help`` commands every game's group has."""
+and delivery, the table of a channel, the board re-post and its cooldown, option
+parsing, and :class:`GameCommands`, the ``board`` and ``help`` commands every game's
+group has."""
 
 from __future__ import annotations
 
+import math
 import re
+import time
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import discord
@@ -22,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "NOT_READY",
+    "Cooldown",
     "GameCommands",
     "delivery_of",
     "display_name",
@@ -69,13 +75,91 @@ async def game_table(interaction: discord.Interaction, game_id: str, game_name: 
     return info
 
 
+DEFAULT_REPOST_COOLDOWN = 10.0
+"""Seconds between two pictures one member has the bot post for one table, when the
+bot has no settings (``REPOST_COOLDOWN``)."""
+
+
+class Cooldown:
+    """When each (member, table) last had the bot post a picture in the channel: a rate
+    limit only, so it lives in memory (a restart forgets it) and holds at most ``size``
+    entries, the oldest dropped first.
+
+    >>> now = [100.0]
+    >>> c = Cooldown(10, clock=lambda: now[0])
+    >>> c.take(1, "t"), c.take(1, "t"), c.take(2, "t")
+    (0.0, 10.0, 0.0)
+    >>> now[0] += 9.5
+    >>> c.take(1, "t")
+    0.5
+    >>> c.give_back(1, "t"); c.take(1, "t")
+    0.0
+    """
+
+    def __init__(self, seconds: float, *, size: int = 4096,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.seconds = float(seconds)
+        self.size = size
+        self.clock = clock
+        self._last: OrderedDict[tuple[int, str], float] = OrderedDict()
+
+    def take(self, user_id: int, table_id: str) -> float:
+        """0 if the member may post now (and the post is counted from now), else the
+        seconds left. Checked and counted at once, so two quick commands cannot both
+        pass while the first one is still drawing."""
+        if self.seconds <= 0:
+            return 0.0
+        now = self.clock()
+        key = (user_id, table_id)
+        last = self._last.get(key)
+        if last is not None and now - last < self.seconds:
+            return self.seconds - (now - last)
+        self._last[key] = now
+        self._last.move_to_end(key)
+        while len(self._last) > self.size:
+            self._last.popitem(last=False)
+        return 0.0
+
+    def give_back(self, user_id: int, table_id: str) -> None:
+        """Nothing was posted after all (the bot may not post there): the member may
+        try again at once."""
+        self._last.pop((user_id, table_id), None)
+
+
+def cooldown_of(bot: Any) -> Cooldown:
+    """A cog's own re-post cooldown, of the bot's ``REPOST_COOLDOWN`` setting."""
+    seconds = getattr(getattr(bot, "settings", None), "repost_cooldown",
+                      DEFAULT_REPOST_COOLDOWN)
+    return Cooldown(seconds)
+
+
+def check_cooldown(cooldown: Cooldown, interaction: discord.Interaction,
+                   info: TableInfo) -> None:
+    """Refuse a picture re-post within the cooldown (nothing is posted). Anyone may show
+    the board, players or not (spectators follow the game too), once per cooldown."""
+    left = cooldown.take(interaction.user.id, info.id)
+    if left > 0:
+        raise UserError(f"You can show the board again in {math.ceil(left)} s.")
+
+
 async def repost_board(interaction: discord.Interaction, info: TableInfo, *,
-                       failed: str = CANNOT_POST) -> None:
+                       failed: str = CANNOT_POST, cooldown: Cooldown | None = None) -> None:
     """Post ``info``'s board again with fresh buttons (a game's ``board`` command) and tell
-    the caller privately whether it could be posted (``failed`` if not)."""
+    the caller privately whether it could be posted (``failed`` if not). ``cooldown``:
+    at most one re-post per member and table in its time."""
+    if cooldown is not None:
+        check_cooldown(cooldown, interaction, info)
     await acknowledge(interaction)
-    snapshot = await service_of(interaction).table_snapshot(info.id)
-    sent = await delivery_of(interaction).post_board(snapshot) if snapshot is not None else None
+    try:
+        snapshot = await service_of(interaction).table_snapshot(info.id)
+        sent = (await delivery_of(interaction).post_board(snapshot)
+                if snapshot is not None else None)
+    except BaseException:
+        if cooldown is not None:
+            cooldown.give_back(interaction.user.id, info.id)
+        raise
+    if sent is None and cooldown is not None:
+        cooldown.give_back(interaction.user.id, info.id)
     await interaction.followup.send("Here it is." if sent is not None else failed,
                                     ephemeral=True)
 
@@ -90,6 +174,8 @@ class GameCommands(commands.GroupCog):
 
     def __init__(self, bot: Any) -> None:
         self.bot = bot
+        self.reposts = cooldown_of(bot)
+        """Pictures this game's commands post in a channel (the board, an inn)."""
         super().__init__()
 
     def help_text(self, info: TableInfo | None, view: Any | None) -> str:
@@ -105,7 +191,7 @@ class GameCommands(commands.GroupCog):
         info = await self.table(interaction)
         if info.status is not TableStatus.PLAYING:
             raise UserError("The game at this table has not started yet.")
-        await repost_board(interaction, info)
+        await repost_board(interaction, info, cooldown=self.reposts)
 
     @app_commands.command(name="help", description="How to play this game here")
     async def help(self, interaction: discord.Interaction) -> None:

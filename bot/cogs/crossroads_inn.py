@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bot.cogs.common import GameCommands, delivery_of, service_of
-from bot.replies import acknowledge, private
+from bot.cogs.common import GameCommands, check_cooldown, delivery_of, service_of
+from bot.replies import acknowledge, display_name, private
 from bot.tables import TableInfo, TableStatus, UserError
 from bot.ui.games.crossroads_inn import (
     KIND_WORDS,
@@ -31,6 +31,7 @@ from bot.ui.games.crossroads_inn import (
     kingdom_line,
     letter,
 )
+from bot.ui.texts import literal
 
 if TYPE_CHECKING:
     from bot.client import FabletopBot
@@ -142,13 +143,19 @@ class Crossroads(GameCommands, name="crossroads", group_name="crossroads",
             raise UserError("Name the inn by player or by seat, not both.")
         view = await service_of(interaction).public_view(info.id)
         index = self._seat_index(info, view, interaction.user.id, player, seat)
+        if public:
+            # A picture in the channel: the same cooldown as the board's re-post.
+            check_cooldown(self.reposts, interaction, info)
         await acknowledge(interaction)
         names = [s.name for s in sorted(info.seats, key=lambda s: s.index)]
         png = await self._render_inn(interaction, view, names, index)
         name = names[index]
-        text = (f"**{name}'s inn** (player {letter(index)}): {view.seats[index].covered}/16 "
+        text = (f"**{literal(name)}'s inn** (player {letter(index)}): "
+                f"{view.seats[index].covered}/16 "
                 f"spaces covered, Prestige {view.seats[index].prestige}.")
         if png is None:
+            if public:
+                self.reposts.give_back(interaction.user.id, info.id)  # nothing was posted
             await interaction.followup.send(text + " (The picture could not be drawn.)",
                                             ephemeral=True)
             return
@@ -160,6 +167,7 @@ class Crossroads(GameCommands, name="crossroads", group_name="crossroads",
         try:
             await channel.send(text, file=file, allowed_mentions=discord.AllowedMentions.none())
         except discord.HTTPException:
+            self.reposts.give_back(interaction.user.id, info.id)  # nothing was posted
             await interaction.followup.send("I could not post in this channel.", ephemeral=True)
             return
         await interaction.followup.send("Here it is.", ephemeral=True)
@@ -174,7 +182,7 @@ class Crossroads(GameCommands, name="crossroads", group_name="crossroads",
         if player is not None:
             held = info.seat_of(player.id)
             if held is None:
-                raise UserError(f"{player.display_name} has no seat at this table.")
+                raise UserError(f"{literal(display_name(player))} has no seat at this table.")
             return held.index
         mine = info.seat_of(user_id)
         if mine is not None:

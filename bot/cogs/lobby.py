@@ -24,7 +24,7 @@ from bot.tables import NoTable, TableInfo, TableService, TableStatus, UnknownGam
 from bot.turns import ANNOUNCE_FAILED
 from bot.ui.games import get_ui
 from bot.ui.items import build_view
-from bot.ui.texts import quote
+from bot.ui.texts import literal, quote
 from engines.catalog import RulesSummary, has_hands, specs
 
 if TYPE_CHECKING:
@@ -263,8 +263,8 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
         chosen = ui.options_text(info.options)
         posted = await delivery_of(interaction).post_lobby(
             info,
-            f"{display_name(interaction.user)} opened a **{info.game_name}** table.\n"
-            + (f"{chosen}\n" if chosen else "") + info.text,
+            f"{literal(display_name(interaction.user))} opened a **{info.game_name}** table.\n"
+            + (f"{chosen}\n" if chosen else "") + literal(info.text),
             lobby_view(info, service.ai_levels(info.game_id)),
         )
         if posted is None:
@@ -291,12 +291,13 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
         info = await service_of(interaction).join(
             _channel(interaction), interaction.user.id, display_name(interaction.user)
         )
-        await self._lobby_changed(interaction, info, f"{display_name(interaction.user)} sat down.")
+        await self._lobby_changed(interaction, info,
+                                  f"{literal(display_name(interaction.user))} sat down.")
 
     @app_commands.command(name="leave", description="Give up your seat before the game starts")
     async def leave(self, interaction: discord.Interaction) -> None:
         info = await service_of(interaction).leave(_channel(interaction), interaction.user.id)
-        text = f"{display_name(interaction.user)} left the table."
+        text = f"{literal(display_name(interaction.user))} left the table."
         if info.status is TableStatus.ABORTED:
             text += " Nobody is left, so the table is closed."
             await delivery_of(interaction).close_lobby(info.id, lobby_text(info, text))
@@ -334,7 +335,7 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
     async def status(self, interaction: discord.Interaction) -> None:
         # After the end, the last game's result stays readable until a new table opens.
         info = await service_of(interaction).last_table(_channel(interaction))
-        await private(interaction, info.text)
+        await private(interaction, literal(info.text))
 
     @app_commands.command(name="abort", description="Host or Manage Channels: close the table")
     async def abort(self, interaction: discord.Interaction) -> None:
@@ -376,14 +377,16 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
             ai_level=level,
             can_manage_channel=_can_manage(interaction),
         )
-        who = display_name(member) if member is not None else "an AI player"
+        who = literal(display_name(member)) if member is not None else "an AI player"
         await _deliver_outbox(interaction, outbox, f"Seat {seat} now belongs to {who}.")
 
     @app_commands.command(name="log", description="The last moves at this table (only you see it)")
     async def log(self, interaction: discord.Interaction) -> None:
         service = service_of(interaction)
         lines = await service.history(_channel(interaction), interaction.user.id)
-        text = "\n".join(lines[-25:]) if lines else "Nothing has happened yet."
+        # The log's lines are the service's plain text (names, rulings' notes): literal.
+        text = "\n".join(literal(x) for x in lines[-25:]) if lines else \
+            "Nothing has happened yet."
         await private(interaction, text[-2000:])
 
 
@@ -435,16 +438,17 @@ class Guide(commands.Cog):
         seat = info.seat_of(interaction.user.id)
         assert seat is not None and news is not None
         view = news.view
-        lines = [f"**{info.game_name}** — you are seat {seat.index + 1} ({seat.name})."]
+        lines = [f"**{info.game_name}** — you are seat {seat.index + 1} "
+                 f"({literal(seat.name)})."]
         prompt = getattr(view, "prompt", None)
         if prompt:
-            lines.append(str(prompt))
+            lines.append(literal(prompt))
         private = await service.history(info.id, interaction.user.id)
         public = set(await service.history(info.id, None))
         secret_lines = [line for line in private if line not in public]
         if secret_lines:
             lines.append("**Only you know:**")
-            lines.extend(secret_lines[-10:])
+            lines.extend(literal(x) for x in secret_lines[-10:])
         if retry_dm:
             lines.append("I will try to DM you again.")
         kwargs: dict[str, Any] = {}

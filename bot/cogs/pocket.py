@@ -23,6 +23,7 @@ from bot.cogs.common import GameCommands, service_of
 from bot.replies import acknowledge
 from bot.tables import TableInfo, TableStatus, UserError
 from bot.ui.games import get_ui
+from bot.ui.texts import literal
 from engines.agents.pocket import hint as suggest_move
 from engines.core import Rng
 
@@ -136,7 +137,7 @@ class Pocket(GameCommands, group_name="pocket",
             suggest_move, game, state, seat, Rng.from_seed(hint_seed(info.id, version)))
         label = get_ui(GAME_ID).label(action, game.view(state, None))
         name = next((s.name for s in info.seats if s.index == seat), leader.name)
-        text = hint_text(label, why, leader=None if seat == mine.index else name)
+        text = hint_text(label, why, leader=None if seat == mine.index else literal(name))
         await interaction.followup.send(text[:2000], ephemeral=True)
 
     @staticmethod

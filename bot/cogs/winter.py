@@ -31,7 +31,7 @@ from bot.cogs.common import GameCommands, delivery_of, service_of
 from bot.replies import acknowledge
 from bot.tables import NoTable, Outbox, TableInfo, TableStatus, UserError
 from bot.ui.games.winter_tales import card_number, thing_name
-from bot.ui.texts import quote
+from bot.ui.texts import literal, quote
 from engines.core import Action, View
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ def safety_lines(view: Any) -> list[str]:
     out = [f"**Table safety.** {safety.lines_and_veils_intro}"]
     lines, veils = list(getattr(view, "lines", []) or []), list(getattr(view, "veils", []) or [])
     # Each list is cut to fit, so a long one never pushes the start of the game out of
-    # its message.
+    # its message; what the host typed is shown as text (quote makes it literal).
     out.append("**Lines** (never in the story): "
                + (quote("; ".join(lines), 400) if lines else "none") + ".")
     out.append("**Veils** (off the page only): "
@@ -304,6 +304,7 @@ class Winter(GameCommands, name="winter", group_name="winter",
             await channel.send(
                 "📖 **The storybook of this Winter Tale** (Markdown, HTML and JSON).",
                 files=[discord.File(io.BytesIO(data), filename=name) for name, data in files],
+                allowed_mentions=discord.AllowedMentions.none(),
                 nonce=f"ft{outbox.id}sb"[:25] if outbox.id is not None else None)
 
     async def export_files(self, info: TableInfo, view: View, fmt: str
@@ -355,7 +356,7 @@ class Winter(GameCommands, name="winter", group_name="winter",
         await delivery_of(interaction).deliver(outbox, interaction=interaction)
         played = ""
         if card is not None:
-            played = f" with **{_card_title(card)}**"
+            played = f" with **{literal(_card_title(card))}**"
         await interaction.followup.send(f"Told{played}. The story goes on.", ephemeral=True)
 
     @app_commands.command(name="story", description="Export the story so far (Markdown, HTML "
@@ -412,7 +413,8 @@ class Winter(GameCommands, name="winter", group_name="winter",
         view = await service_of(interaction).public_view(info.id)
         seat = info.seat_of(interaction.user.id)
         if seat is None or seat.index != view.arbiter:
-            who = next((s.name for s in info.seats if s.index == view.arbiter), "the Arbiter")
+            who = next((literal(s.name) for s in info.seats if s.index == view.arbiter),
+                       "the Arbiter")
             raise UserError(f"Only the Story Arbiter ({who}) can make that ruling.")
         return info
 

@@ -346,6 +346,8 @@ class ServiceBase:
             t.state, t.views, t.views_key = None, {}, None
             t.rec = replace(t.rec, state=None)
             shed += 1
+        if shed:
+            log.info("shed %d idle tables (their state is read again at their next use)", shed)
         return shed
 
     def _forget(self, t: Table) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import secrets
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -21,6 +21,7 @@ from bot.tables.errors import (
     NotInLobby,
     NotPlaying,
     NotSeated,
+    TableError,
     TableFull,
     UnknownAILevel,
 )
@@ -30,12 +31,27 @@ from bot.tables.texts import quote
 from engines.catalog import spec
 from engines.core import GameError, Rng
 
-__all__ = ["LobbyPart", "no_such_seat"]
+__all__ = ["LobbyPart", "TablePlace", "TooManyTables", "no_such_seat"]
 
 SEATING_SALT = 0x5EA7_1B6_5EED
 MASK63 = (1 << 63) - 1
 MAX_REMINDER_MINUTES = 7 * 24 * 60.0
 MAX_INTERRUPT_TIMEOUT = 24 * 3600.0
+MAX_NAMED_CHANNELS = 10
+"""A refusal for too many open tables names at most this many of their channels."""
+
+
+class TooManyTables(TableError):
+    """A new table would pass the limit of open tables of its host or of its server."""
+
+
+@dataclass(frozen=True)
+class TablePlace:
+    """Where a table lives and what it plays: what a click is checked against before
+    anything else (the channel never changes in a table's life)."""
+
+    game_id: str
+    channel_id: int
 
 
 def no_such_seat(index: object, seats: int) -> str:
@@ -48,6 +64,13 @@ def no_such_seat(index: object, seats: int) -> str:
 
 class LobbyPart(ServiceBase):
     """Lobby operations of :class:`bot.tables.TableService`."""
+
+    max_tables_per_member: int = 0
+    """Open (lobby or playing) tables one member may host in one server; 0 = no limit.
+    The bare service (the console, tests, benches) has none; the bot sets both limits
+    from its settings (``MAX_TABLES_PER_MEMBER``, ``MAX_TABLES_PER_GUILD``)."""
+    max_tables_per_guild: int = 0
+    """Open tables one server may have at once; 0 = no limit."""
 
     def _check_reminder(self, minutes: float | None) -> float:
         if minutes is None:
@@ -95,6 +118,10 @@ class LobbyPart(ServiceBase):
         async with self._create_lock:
             if channel_id in self._by_channel:
                 raise AlreadyHasTable()
+            # Under the lock that orders this process's openings, so two quick /table new
+            # of one member cannot both pass the count (a server's tables are all opened
+            # by the process of its shard).
+            await self._check_limits(guild_id, host_id)
             table_id = await self._new_table_id()
             rec = TableRecord(
                 id=table_id,
@@ -119,6 +146,49 @@ class LobbyPart(ServiceBase):
             self._live[table_id] = t
             self._by_channel[channel_id] = table_id
         return self._info(t)
+
+    async def _check_limits(self, guild_id: int | None, host_id: int) -> None:
+        """Refuse a table past the host's or the server's limit of open tables (counted
+        in the store: other processes' tables count too). A table in a DM has no server:
+        only the host's own limit applies, counting every table they host."""
+        per_member, per_guild = self.max_tables_per_member, self.max_tables_per_guild
+        if per_member > 0:
+            hosted = await self.store.count_live_tables(guild_id=guild_id, host_id=host_id)
+            if hosted >= per_member:
+                where = " in this server" if guild_id is not None else ""
+                raise TooManyTables(
+                    f"You already host {hosted} open table{'s' if hosted != 1 else ''}{where}"
+                    f"{self._channels_of(guild_id, host_id)}: finish or abort one first.")
+        if per_guild > 0 and guild_id is not None:
+            open_here = await self.store.count_live_tables(guild_id=guild_id)
+            if open_here >= per_guild:
+                raise TooManyTables(
+                    f"This server already has {open_here} open tables, the most it may have "
+                    "at once: finish or abort one before opening another.")
+
+    def _channels_of(self, guild_id: int | None, host_id: int) -> str:
+        """`` (<#a>, <#b>)``: the channels of the host's open tables this process knows
+        (the count comes from the store; a table another process made may be missing)."""
+        channels = sorted(t.rec.channel_id for t in self._live.values()
+                          if t.rec.host_id == host_id and t.status.live
+                          and (guild_id is None or t.rec.guild_id == guild_id))
+        if not channels:
+            return ""
+        shown = ", ".join(f"<#{c}>" for c in channels[:MAX_NAMED_CHANNELS])
+        more = len(channels) - MAX_NAMED_CHANNELS
+        return f" ({shown}{f' and {more} more' if more > 0 else ''})"
+
+    async def place_of(self, table_id: str) -> TablePlace | None:
+        """The game and the channel of a table (from the cache; else one read), ``None``
+        if there is no such table. A click asks this first, instead of the game alone,
+        so checking where it came from costs nothing more."""
+        t = self._live.get(table_id)
+        if t is None:
+            try:
+                t, _ = await self._resolve(table_id)
+            except NoTable:
+                return None
+        return TablePlace(t.rec.game_id, t.rec.channel_id)
 
     async def _new_table_id(self) -> str:
         while True:

@@ -17,7 +17,15 @@ import discord
 from bot.ui.adapter import Choice, Menu
 from bot.ui.ids import BUTTON_TEMPLATE, SELECT_TEMPLATE, ButtonId, SelectId
 
-__all__ = ["ClickHandler", "GameButton", "GameSelect", "build_panel", "build_view"]
+__all__ = [
+    "OTHER_CHANNEL",
+    "ClickHandler",
+    "GameButton",
+    "GameSelect",
+    "build_panel",
+    "build_view",
+    "from_elsewhere",
+]
 
 _STYLES = {
     "primary": discord.ButtonStyle.primary,
@@ -27,6 +35,29 @@ _STYLES = {
 }
 
 NOT_READY = "The bot is still starting up; try again in a few seconds."
+OTHER_CHANNEL = "That button belongs to a table in another channel."
+"""The refusal of a click (or a form) that does not come from its table's channel. It
+names no channel: the table's may be one the clicker cannot see."""
+
+
+def from_elsewhere(interaction: discord.Interaction, table_channel: int, *,
+                   private_ok: bool) -> bool:
+    """Whether a click (or a form sent from one) must be refused because it does not
+    come from its table's channel. A custom_id is readable by anyone and may be put on
+    a message anywhere, so where the click happened is checked, not where the id says.
+
+    ``private_ok``: a message only its recipient can see (a DM, or an ephemeral answer
+    such as ``/hand`` used in another channel) may carry the buttons of that person's
+    own table; the seat check that follows makes such a click act for the clicker's
+    own seat only. Lobby buttons are only ever on the table's channel message."""
+    if interaction.channel_id == table_channel:
+        return False
+    if not private_ok:
+        return True
+    message = interaction.message
+    in_dm = interaction.guild_id is None
+    ephemeral = message is not None and message.flags.ephemeral
+    return not (in_dm or ephemeral)
 
 
 class ClickHandler(Protocol):
