@@ -144,18 +144,6 @@ class PlayPart(ServiceBase):
         self._kick_ai(t)
         return outbox
 
-    async def game_of(self, table_id: str) -> str | None:
-        """The game a table plays (from the cache; else one read), ``None`` if there is
-        no such table."""
-        t = self._live.get(table_id)
-        if t is not None:
-            return t.rec.game_id
-        try:
-            t, _ = await self._resolve(table_id)
-        except NoTable:
-            return None
-        return t.rec.game_id
-
     async def choose(self, table: ChannelOrTable, user_id: int, expected_version: int | None,
                      decide: Decide[T], *, out_of_turn: bool = False) -> Outbox | T:
         """A click: under one lock and one read of the table, the clicker's own view and
