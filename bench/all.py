@@ -23,6 +23,8 @@ BENCHMARKS: list[tuple[str, list[str], list[str]]] = [
     ("bench.treasure_tuning", [], ["--games", "100"]),
     ("bench.load_emulator", [], ["--tables", "2"]),
     ("bench.load", [], ["--sizes", "10", "--window", "5", "--interval", "5", "--ramp", "1"]),
+    ("bench.load_games", [], ["--sizes", "10", "--window", "5", "--ramp", "1",
+                              "--idle-seconds", "5"]),
     ("bench.render_cost", [], ["--games", "1", "--every", "30", "--repeat", "1"]),
     ("bench.click_cost", [], ["--moves", "4"]),
     ("bench.crash_delivery", [], ["--kills", "5"]),

@@ -3,9 +3,12 @@
     .venv/bin/python -m bench.load [--sizes 10,100,1000] [--modes closed,open]
         [--window SECONDS] [--interval 20] [--render-workers N] [--seed 1]
         [--game fairy-tale-inn] [--setup-concurrency 16] [--ramp 5] [--keep DIR]
+        [--backend sqlite|postgres] [--pg-url URL]
 
 For each size N the real bot (``python -m bot.cli run``, tests.e2e.harness.BotProcess,
-fresh SQLite file) runs against an emulator (tests/emulator) with N channels; in each
+a fresh store: a SQLite file, or with ``--backend postgres`` a private PostgreSQL
+database made for the run and dropped after it) runs against an emulator
+(tests/emulator) with N channels; in each
 channel two simulated people open, join and start a Fairy Tale Inn table (the warm-up,
 ``/table new`` / ``join`` / ``start``; not part of the measured figures). Then, for each
 mode, the tables are played for a fixed window:
@@ -77,7 +80,11 @@ What the figures mean (everything inside the window unless said otherwise):
   it is near a full core, or late, the figures above measure the load generator too.
 
 Prints a block per size and mode, progress on stderr, and finally one JSON line with
-every figure. Only Fairy Tale Inn is implemented (``--game``).
+every figure. Only Fairy Tale Inn is played here (``--game``); ``python -m
+bench.load_games`` plays every game, on both stores, and measures idle tables too. This
+module is also the shared machinery of that benchmark: the instrumented emulator, the
+process-tree samples, the database probes and stores (:func:`open_backend`), the
+measured window and the minimal bot.
 """
 
 from __future__ import annotations
@@ -92,15 +99,17 @@ import os
 import random
 import re
 import resource
+import secrets
 import sqlite3
 import struct
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Sequence
+import urllib.parse
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `python bench/load.py` as well as `-m`
@@ -108,7 +117,6 @@ if str(ROOT) not in sys.path:  # `python bench/load.py` as well as `-m`
 
 from bench.stats import percentile  # noqa: E402
 from tests.e2e.harness import BotProcess  # noqa: E402
-from tests.e2e.play import set_table_seed  # noqa: E402
 from tests.emulator import Attachment, Channel, Emulator, Interaction, Message, Person  # noqa: E402
 
 GAME = "fairy-tale-inn"
@@ -160,6 +168,7 @@ class TreeSample:
     cpu_children: float  # seconds, its live descendants (render workers)
     rss: int  # bytes, the bot and its descendants
     processes: int
+    rss_main: int = 0  # bytes, the bot process alone (where the tables live)
 
     @property
     def cpu(self) -> float:
@@ -167,7 +176,7 @@ class TreeSample:
 
 
 def sample_tree(pid: int) -> TreeSample:
-    main, kids, rss, n = 0.0, 0.0, 0, 0
+    main, kids, rss, n, rss_main = 0.0, 0.0, 0, 0, 0
     for p in [pid, *descendants(pid)]:
         fields = _stat(p)
         if fields is None:
@@ -176,10 +185,11 @@ def sample_tree(pid: int) -> TreeSample:
         ticks = int(fields[11]) + int(fields[12])
         if p == pid:
             main += (ticks + int(fields[13]) + int(fields[14])) / CLK_TCK
+            rss_main = int(fields[21]) * PAGE
         else:
             kids += ticks / CLK_TCK
         rss += int(fields[21]) * PAGE
-    return TreeSample(main, kids, rss, n)
+    return TreeSample(main, kids, rss, n, rss_main)
 
 
 def machine_busy() -> float:
@@ -419,9 +429,9 @@ def button_version(custom_ids: list[str]) -> int:
 class Table:
     """One channel's table and its two people, driven from the emulator's notifications."""
 
-    def __init__(self, emu: LoadEmulator, db: Path, channel: Channel, host: Person,
+    def __init__(self, emu: LoadEmulator, probe: Probe, channel: Channel, host: Person,
                  guest: Person, rng: random.Random) -> None:
-        self.emu, self.db, self.channel = emu, db, channel
+        self.emu, self.probe, self.channel = emu, probe, channel
         self.host, self.guest = host, guest
         self.people = {host.id: host, guest.id: guest}
         self.rng = rng
@@ -466,11 +476,8 @@ class Table:
             self.prompt, self.version = msg, v
         self.changed.set()
 
-    def status(self) -> str | None:
-        with sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=10) as conn:
-            row = conn.execute("SELECT status FROM tables WHERE channel_id = ? "
-                               "ORDER BY created_at DESC LIMIT 1", (self.channel.id,)).fetchone()
-        return row[0] if row else None
+    async def status(self) -> str | None:
+        return await self.probe.status(self.channel.id)
 
     async def wait_turn(self, timeout: float) -> str:
         """``turn`` once buttons newer than the last move are shown, ``over`` once the
@@ -485,7 +492,7 @@ class Table:
             if self.picture_without_buttons or now - checked > 5.0:
                 self.picture_without_buttons = False
                 checked = now
-                if self.status() in ("finished", "aborted", None):
+                if await self.status() in ("finished", "aborted", None):
                     return "over"
             if now >= deadline:
                 return "timeout"
@@ -578,7 +585,7 @@ class Table:
             for person, command, options in steps:
                 if command == "/table start" and seed is not None:
                     with contextlib.suppress(Exception):  # a repeatable game if it can be
-                        set_table_seed(self.db, self.channel.id, seed)
+                        await self.probe.set_seed(self.channel.id, seed)
                 inter = await person.slash(command, channel=self.channel, settle=False,
                                            expect_response=False, **options)
                 self.rec.slash.append(inter)
@@ -649,9 +656,161 @@ class Table:
 # ---- the real bot: one size, every mode ---------------------------------------------------
 
 
-def committed_moves(db: Path) -> int:
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10) as conn:
-        return int(conn.execute("SELECT COUNT(*) FROM actions").fetchone()[0])
+# ---- the bot's database, read from outside (as the tests read it) --------------------------
+
+
+class Probe(Protocol):
+    """What the people and the measurement read straight from the bot's database: the
+    same few queries on SQLite and PostgreSQL (the two stores share their schema)."""
+
+    async def moves(self) -> int:
+        """Committed moves: rows of ``actions``."""
+        ...
+
+    async def moves_by_game(self) -> dict[str, int]:
+        """Committed moves per game id."""
+        ...
+
+    async def status(self, channel_id: int) -> str | None:
+        """The status of the newest table of a channel (None: no table)."""
+        ...
+
+    async def set_seed(self, channel_id: int, seed: int) -> None:
+        """Fix the random seed of the channel's lobby before ``/table start`` (the bot
+        reads its table's row in every operation), so a run repeats."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+_BY_GAME = ("SELECT t.game_id, COUNT(*) FROM actions a JOIN tables t ON t.id = a.table_id "
+            "GROUP BY t.game_id")
+
+
+class SqliteProbe:
+    """The bot's SQLite file, opened read-only per query (the bot writes in WAL mode)."""
+
+    def __init__(self, db: Path) -> None:
+        self.db = db
+
+    def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=10) as conn:
+            return conn.execute(sql, args).fetchall()
+
+    async def moves(self) -> int:
+        return int(self._read("SELECT COUNT(*) FROM actions")[0][0])
+
+    async def moves_by_game(self) -> dict[str, int]:
+        return {str(g): int(n) for g, n in self._read(_BY_GAME)}
+
+    async def status(self, channel_id: int) -> str | None:
+        rows = self._read("SELECT status FROM tables WHERE channel_id = ? "
+                          "ORDER BY created_at DESC LIMIT 1", (channel_id,))
+        return str(rows[0][0]) if rows else None
+
+    async def set_seed(self, channel_id: int, seed: int) -> None:
+        with sqlite3.connect(self.db, timeout=10) as conn:
+            conn.execute("UPDATE tables SET seed = ? WHERE id = (SELECT id FROM tables WHERE "
+                         "channel_id = ? AND status = 'lobby' ORDER BY created_at DESC "
+                         "LIMIT 1)", (seed, channel_id))
+
+    async def close(self) -> None:
+        return None
+
+
+class PostgresProbe:
+    """The bot's PostgreSQL database, through a small asyncpg pool of this process."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._pool: Any = None
+
+    async def _conn(self) -> Any:
+        if self._pool is None:
+            import asyncpg
+
+            self._pool = await asyncpg.create_pool(self.url, min_size=1, max_size=4)
+        return self._pool
+
+    async def moves(self) -> int:
+        pool = await self._conn()
+        return int(await pool.fetchval("SELECT COUNT(*) FROM actions"))
+
+    async def moves_by_game(self) -> dict[str, int]:
+        pool = await self._conn()
+        return {str(r[0]): int(r[1]) for r in await pool.fetch(_BY_GAME)}
+
+    async def status(self, channel_id: int) -> str | None:
+        pool = await self._conn()
+        value = await pool.fetchval("SELECT status FROM tables WHERE channel_id = $1 "
+                                    "ORDER BY created_at DESC LIMIT 1", channel_id)
+        return None if value is None else str(value)
+
+    async def set_seed(self, channel_id: int, seed: int) -> None:
+        pool = await self._conn()
+        await pool.execute("UPDATE tables SET seed = $1 WHERE id = (SELECT id FROM tables "
+                           "WHERE channel_id = $2 AND status = 'lobby' ORDER BY created_at "
+                           "DESC LIMIT 1)", seed, channel_id)
+
+    async def close(self) -> None:
+        if self._pool is not None:
+            await self._pool.close()
+            self._pool = None
+
+
+BACKENDS = ("sqlite", "postgres")
+PG_ADMIN_URL = os.environ.get("BENCH_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
+"""Where a PostgreSQL run makes its private database (``BENCH_PG_URL`` or ``--pg-url``)."""
+
+
+@dataclass
+class Backend:
+    """One store for one bot process: what its environment says, and how to read it."""
+
+    name: str  # "sqlite" or "postgres"
+    env: dict[str, str]
+    probe: Probe
+    where: str  # the SQLite file or the database name
+
+
+@contextlib.asynccontextmanager
+async def open_backend(name: str, workdir: Path, pg_url: str = PG_ADMIN_URL
+                       ) -> AsyncIterator[Backend]:
+    """A fresh store for one bot process: the SQLite file BotProcess names in
+    ``workdir``, or a private PostgreSQL database ``fabletop_bench_<random>`` made on the
+    server of ``pg_url`` and dropped afterwards (the bot runs its migrations into it)."""
+    if name == "sqlite":
+        db = workdir / "fabletop.db"  # tests.e2e.harness.BotProcess's file
+        yield Backend(name, {}, SqliteProbe(db), str(db))
+        return
+    if name != "postgres":
+        raise ValueError(f"unknown backend {name!r} (sqlite or postgres)")
+    import asyncpg
+
+    dbname = f"fabletop_bench_{secrets.token_hex(4)}"
+    admin = await asyncpg.connect(pg_url)
+    await admin.execute(f'CREATE DATABASE "{dbname}"')
+    parts = urllib.parse.urlsplit(pg_url)
+    url = urllib.parse.urlunsplit(parts._replace(path="/" + dbname))
+    probe = PostgresProbe(url)
+    try:
+        yield Backend(name, {"DATABASE_URL": url}, probe, dbname)
+    finally:
+        await probe.close()
+        try:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
+        finally:
+            await admin.close()
+
+
+def bot_env(render_workers: str | None, backend: Backend,
+            **extra: str) -> dict[str, str]:
+    """The bot process's environment beyond BotProcess's: no limit on open tables (one
+    guild holds every table of the run), the render workers, the store."""
+    env = {"MAX_TABLES_PER_GUILD": "0", "MAX_TABLES_PER_MEMBER": "0", **backend.env, **extra}
+    if render_workers is not None:
+        env["RENDER_WORKERS"] = render_workers
+    return env
 
 
 def merged(tables: Sequence[Table]) -> Record:
@@ -693,20 +852,34 @@ class Options:
     setup_concurrency: int
     workdir: Path
     ramp: float = RAMP
+    backend: str = "sqlite"
+    pg_url: str = PG_ADMIN_URL
 
 
-async def measure_window(mode: str, opts: Options, pid: int, db: Path, lag: LoopLag,
-                         tables: Sequence[Table], stop: asyncio.Event,
+class Drained(Protocol):
+    """A table's driver, as the end of a window sees it."""
+
+    @property
+    def awaits_picture(self) -> bool:
+        """A move of it was acknowledged and what it leads to has not shown yet."""
+        ...
+
+
+async def measure_window(mode: str, opts: Options, pid: int, probe: Probe, lag: LoopLag,
+                         tables: Sequence[Drained], stop: asyncio.Event,
                          drivers: list[Awaitable[None]], ramp: float) -> dict[str, Any]:
-    cpu_begin, moves_begin = sample_tree(pid), committed_moves(db)  # idle: nothing queued
+    cpu_begin, moves_begin = sample_tree(pid), await probe.moves()  # idle: nothing queued
     tasks = [asyncio.ensure_future(c) for c in drivers]
     await asyncio.sleep(ramp)
     window = opts.window[mode]
     t0, load0, cpu0, own0 = time.perf_counter(), os.getloadavg()[0], sample_tree(pid), own_cpu()
-    moves0, busy0 = committed_moves(db), machine_busy()
+    busy0 = machine_busy()
+    by_game0 = await probe.moves_by_game()
     await asyncio.sleep(window)
     t1, load1, cpu1, own1 = time.perf_counter(), os.getloadavg()[0], sample_tree(pid), own_cpu()
-    moves1, busy1 = committed_moves(db), machine_busy()
+    busy1 = machine_busy()
+    by_game1 = await probe.moves_by_game()
+    moves0, moves1 = sum(by_game0.values()), sum(by_game1.values())
     stop.set()
     done, pending = await asyncio.wait(tasks, timeout=DRAIN)
     for task in pending:
@@ -722,7 +895,7 @@ async def measure_window(mode: str, opts: Options, pid: int, db: Path, lag: Loop
     # not pay for yet (and one at its start, work it paid for earlier moves): over the
     # whole phase, from idle to idle, every move's work is counted once.
     await quiet(pid, timeout=DRAIN)
-    cpu2, moves2 = sample_tree(pid), committed_moves(db)
+    cpu2, moves2 = sample_tree(pid), await probe.moves()
     span = t1 - t0
     moves = moves1 - moves0
     return {"t0": t0, "t1": t1, "window": span, "moves": moves, "moves_per_s": moves / span,
@@ -733,7 +906,9 @@ async def measure_window(mode: str, opts: Options, pid: int, db: Path, lag: Loop
                                      if moves2 > moves_begin else float("nan")),
             "moves_after_window": moves2 - moves1,
             "bot_cores": (cpu1.cpu - cpu0.cpu) / span, "load1_start": load0, "load1_end": load1,
-            "rss_end": cpu1.rss, "driver_cores": (own1 - own0) / span,
+            "rss_end": cpu1.rss, "rss_end_main": cpu1.rss_main,
+            "moves_by_game": {g: n - by_game0.get(g, 0) for g, n in by_game1.items()},
+            "driver_cores": (own1 - own0) / span,
             "others_cores": (busy1 - busy0 - (cpu1.cpu - cpu0.cpu) - (own1 - own0)) / span,
             "loop_lag": lag.between(t0, t1), "gc": lag.gc_between(t0, t1)}
 
@@ -743,14 +918,14 @@ async def real_bot(size: int, opts: Options, lag: LoopLag) -> dict[str, Any]:
     workdir = opts.workdir / f"bot-{size}"
     workdir.mkdir(parents=True, exist_ok=True)
     began = time.perf_counter()
-    async with LoadEmulator() as emu:
+    async with open_backend(opts.backend, workdir, opts.pg_url) as store, \
+            LoadEmulator() as emu:
         # Channels and people before the bot connects: one GUILD_CREATE instead of
         # thousands of events.
         channels = [emu.add_channel(emu.guild, f"table-{i}") for i in range(size)]
         people = [(emu.user(f"host{i}"), emu.user(f"guest{i}")) for i in range(size)]
         world = time.perf_counter() - began
-        env = {} if opts.render_workers is None else {"RENDER_WORKERS": opts.render_workers}
-        bot = BotProcess(emu, workdir, **env)
+        bot = BotProcess(emu, workdir, **bot_env(opts.render_workers, store))
         t = time.perf_counter()
         await bot.start(timeout=120)
         assert bot.proc is not None
@@ -760,7 +935,7 @@ async def real_bot(size: int, opts: Options, lag: LoopLag) -> dict[str, Any]:
         base = sample_tree(pid)
         say(f"{size} tables: bot up in {connect:.1f} s ({base.processes} processes, "
             f"{base.rss / 2**20:.0f} MB); opening the tables")
-        tables = [Table(emu, bot.db_path, ch, h, g, random.Random(opts.seed * 1_000_003 + i))
+        tables = [Table(emu, store.probe, ch, h, g, random.Random(opts.seed * 1_000_003 + i))
                   for i, (ch, (h, g)) in enumerate(zip(channels, people, strict=True))]
         gate = asyncio.Semaphore(opts.setup_concurrency)
         opened = 0
@@ -813,7 +988,7 @@ async def real_bot(size: int, opts: Options, lag: LoopLag) -> dict[str, Any]:
                 drivers = [tb.play_open(stop, first + rng.uniform(0, opts.interval),
                                         opts.interval) for tb in tables]
                 ramp = 0.2
-            m = await measure_window(mode, opts, pid, bot.db_path, lag, tables, stop, drivers,
+            m = await measure_window(mode, opts, pid, store.probe, lag, tables, stop, drivers,
                                      ramp)
             rec = merged(tables)
             t0, t1 = m.pop("t0"), m.pop("t1")
@@ -991,7 +1166,7 @@ async def minimal_bot(size: int, opts: Options, real: dict[str, Any],
 
 def report(size: int, real: dict[str, Any], minimal: dict[str, Any], opts: Options) -> None:
     s = real["setup"]
-    print(f"\n=== {size} Fairy Tale Inn tables ===")
+    print(f"\n=== {size} Fairy Tale Inn tables, {opts.backend} ===")
     print(f"set-up: {s['opened']}/{size} tables opened, joined and started in "
           f"{s['setup_s']:.1f} s ({s['tables_per_s']:.1f} tables/s, "
           f"{opts.setup_concurrency} at a time); channels+people {s['world_s']:.1f} s, "
@@ -1114,6 +1289,12 @@ def main(argv: list[str] | None = None) -> int:
                              "tables the queue of pictures takes about a minute to settle")
     parser.add_argument("--keep", type=Path, default=None,
                         help="keep the SQLite files and logs in this directory")
+    parser.add_argument("--backend", choices=BACKENDS, default="sqlite",
+                        help="the bot's store (sqlite; postgres makes a private database "
+                             "on --pg-url's server and drops it after)")
+    parser.add_argument("--pg-url", default=PG_ADMIN_URL,
+                        help="PostgreSQL server to make the private database on "
+                             "(BENCH_PG_URL, default postgresql://postgres@127.0.0.1:5432/test)")
     args = parser.parse_args(argv)
     if args.game != GAME:
         parser.error("only --game fairy-tale-inn is implemented")
@@ -1128,11 +1309,12 @@ def main(argv: list[str] | None = None) -> int:
             tempfile.TemporaryDirectory(prefix="fabletop-load-")))
         opts = Options([int(s) for s in args.sizes.split(",")], modes, window, args.interval,
                        args.seed, args.render_workers, args.setup_concurrency, workdir,
-                       args.ramp)
+                       args.ramp, args.backend, args.pg_url)
         results = asyncio.run(run(opts))
     total = time.perf_counter() - started
     print(f"\ntotal {total:.0f} s")
-    print(json.dumps(clean({"bench": "load", "game": GAME, "modes": modes, "window": window,
+    print(json.dumps(clean({"bench": "load", "game": GAME, "backend": args.backend,
+                            "modes": modes, "window": window,
                             "interval": args.interval, "render_workers": args.render_workers,
                             "seed": args.seed, "cpus": os.cpu_count(), "total_s": total,
                             "sizes": results}), separators=(",", ":")))
