@@ -17,8 +17,8 @@ COPY bot ./bot
 COPY engines ./engines
 COPY renderers ./renderers
 COPY data ./data
-# asyncpg: the PostgreSQL driver, for DATABASE_URL (compose.yaml sets it).
-RUN pip install . asyncpg \
+# asyncpg (a dependency) is the PostgreSQL driver, for DATABASE_URL (compose.yaml sets it).
+RUN pip install . \
     && useradd --system --create-home --home-dir /home/fabletop --shell /usr/sbin/nologin fabletop \
     && mkdir /data && chown fabletop:fabletop /data
 

@@ -313,6 +313,9 @@ class FabletopBot(commands.Bot):
                     await self.delivery.resync(snapshot)
         except Exception:
             log.exception("catching up after the start failed")
+        # Every table has just been read and looked at once; most will wait for somebody
+        # for a long while: keep only their small records until then.
+        self.service.shed_idle(0)
         # What start-up made (modules, cogs, the command tree, fonts) lives as long as
         # the bot: out of the cyclic collector's sight, a full collection no longer
         # walks it while clicks wait.

@@ -1,5 +1,11 @@
-"""The SQLite store on a real file: migrations, atomic commits, one live table per channel,
-the durable outbox, and the hand/turn/closed-DM records."""
+"""The stores on real databases: migrations, atomic commits, one live table per channel,
+the durable outbox, and the hand/turn/closed-DM records.
+
+Every test of the interface runs on both backends (the ``backend`` and ``store``
+fixtures of ``tests/conftest.py``: a SQLite file, a private PostgreSQL schema); the
+tests of SQLite itself (pragmas, adopting files from before numbered migrations, rows
+written with :mod:`sqlite3`) use ``sqlite_store``. PostgreSQL-only tests are in
+``tests/test_store_pg.py``."""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ import json
 import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -18,12 +25,16 @@ from bot.store import (
     HandMessage,
     OutboxRecord,
     SqliteStore,
+    Store,
     StoreError,
     TableRecord,
     TurnMessage,
     VersionConflict,
 )
 from bot.store.migrations import LATEST, MIGRATIONS
+
+if TYPE_CHECKING:
+    from tests.conftest import Backend
 
 
 def _rec(table_id: str = "t1", channel: int = 10, status: str = "lobby") -> TableRecord:
@@ -63,7 +74,7 @@ class Clock:
 
 
 @pytest.fixture
-async def store(tmp_path: Path):
+async def sqlite_store(tmp_path: Path):
     s = SqliteStore(tmp_path / "store.db")
     await s.open()
     yield s
@@ -78,7 +89,8 @@ def _rows(path: Path, sql: str) -> list[tuple]:
 # -- migrations -------------------------------------------------------------------
 
 
-async def test_pragmas_and_migrations(store: SqliteStore, tmp_path: Path) -> None:
+async def test_pragmas_and_migrations(sqlite_store: SqliteStore, tmp_path: Path) -> None:
+    store = sqlite_store
     assert LATEST == 3 and [m.version for m in MIGRATIONS] == [1, 2, 3]
     assert await store.applied_migrations() == [1, 2, 3]
     assert store.applied_at_open == (1, 2, 3)
@@ -95,24 +107,33 @@ async def test_pragmas_and_migrations(store: SqliteStore, tmp_path: Path) -> Non
     assert "schema_version" not in names  # the unnumbered scheme is gone for new files
 
 
-async def test_second_open_applies_nothing(store: SqliteStore, tmp_path: Path) -> None:
-    before = _rows(tmp_path / "store.db", "SELECT * FROM migrations ORDER BY version")
-    again = SqliteStore(tmp_path / "store.db")
+async def test_migrations_are_recorded(store: Store, backend: Backend) -> None:
+    assert await store.applied_migrations() == [1, 2, 3]
+    assert store.applied_at_open == (1, 2, 3)  # type: ignore[attr-defined]
+    recorded = await backend.rows(store, "SELECT version, name FROM migrations ORDER BY version")
+    assert recorded == [(m.version, m.name) for m in MIGRATIONS]
+    for table in ("tables", "actions", "events", "outbox", "hand_messages", "turn_messages",
+                  "dm_closed", "table_leases"):
+        assert await backend.rows(store, f"SELECT COUNT(*) FROM {table}") == [(0,)]
+
+
+async def test_second_open_applies_nothing(store: Store, backend: Backend) -> None:
+    before = await backend.rows(store, "SELECT * FROM migrations ORDER BY version")
+    again = backend.store()
     await again.open()
     try:
-        assert again.applied_at_open == ()
+        assert again.applied_at_open == ()  # type: ignore[attr-defined]
         assert await again.applied_migrations() == [1, 2, 3]
     finally:
         await again.close()
-    assert _rows(tmp_path / "store.db", "SELECT * FROM migrations ORDER BY version") == before
+    assert await backend.rows(store, "SELECT * FROM migrations ORDER BY version") == before
 
 
-async def test_concurrent_opens_of_a_new_file_migrate_once(tmp_path: Path) -> None:
-    path = tmp_path / "race.db"
-    stores = [SqliteStore(path) for _ in range(3)]
+async def test_concurrent_opens_of_a_new_database_migrate_once(backend: Backend) -> None:
+    stores = [backend.store() for _ in range(3)]
     await asyncio.gather(*(s.open() for s in stores))
     try:
-        applied = [v for s in stores for v in s.applied_at_open]
+        applied = [v for s in stores for v in s.applied_at_open]  # type: ignore[attr-defined]
         assert sorted(applied) == [1, 2, 3]  # each migration applied by exactly one opener
         for s in stores:
             assert await s.applied_migrations() == [1, 2, 3]
@@ -270,12 +291,13 @@ async def test_old_database_without_side_tables_is_adopted(tmp_path: Path) -> No
     await s2.close()
 
 
-async def test_sqlite_errors_become_store_errors(store: SqliteStore) -> None:
+async def test_driver_errors_become_store_errors(store: Store) -> None:
     await store.create_table(_rec())
     bad = HandMessage("t1", 1, 2, 3, None, "img", True)  # type: ignore[arg-type]
     with pytest.raises(StoreError) as info:
         await store.save_hand_messages([_hand(user=5), bad])
-    assert not isinstance(info.value, sqlite3.Error)
+    assert type(info.value) is StoreError
+    assert "signature" in str(info.value)  # the real cause is in the message
     assert await store.hand_messages("t1") == []  # the whole batch rolled back
 
 
@@ -284,7 +306,7 @@ def test_bad_synchronous_level() -> None:
         SqliteStore("x.db", synchronous="SOMETIMES")
 
 
-async def test_round_trip_and_live_lookup(store: SqliteStore) -> None:
+async def test_round_trip_and_live_lookup(store: Store) -> None:
     rec = _rec()
     await store.create_table(rec)
     got = await store.get_table("t1")
@@ -295,7 +317,7 @@ async def test_round_trip_and_live_lookup(store: SqliteStore) -> None:
     assert [r.id for r in await store.load_all_active()] == ["t1"]
 
 
-async def test_one_live_table_per_channel(store: SqliteStore) -> None:
+async def test_one_live_table_per_channel(store: Store) -> None:
     await store.create_table(_rec("t1"))
     with pytest.raises(ChannelTaken):
         await store.create_table(_rec("t2"))
@@ -309,7 +331,7 @@ async def test_one_live_table_per_channel(store: SqliteStore) -> None:
         await store.save_table(_bump(_bump(_rec("t1", status="playing"))))
 
 
-async def test_commit_action_is_atomic_and_versioned(store: SqliteStore) -> None:
+async def test_commit_action_is_atomic_and_versioned(store: Store) -> None:
     rec = _rec(status="playing")
     await store.create_table(rec)
     rec.version, rec.state = 1, '{"x": 1}'
@@ -335,7 +357,7 @@ async def test_commit_action_is_atomic_and_versioned(store: SqliteStore) -> None
         await store.commit_action(_bump(rec), 1, ActionRecord("t1", 3, 0, 100, "{}"), [])
 
 
-async def test_duplicate_event_rolls_back_the_whole_commit(store: SqliteStore) -> None:
+async def test_duplicate_event_rolls_back_the_whole_commit(store: Store) -> None:
     rec = _rec(status="playing")
     await store.create_table(rec)
     rec.version = 1
@@ -347,7 +369,7 @@ async def test_duplicate_event_rolls_back_the_whole_commit(store: SqliteStore) -
     assert await store.actions("t1") == [] and await store.events("t1") == []
 
 
-async def test_save_table_checks_version(store: SqliteStore) -> None:
+async def test_save_table_checks_version(store: Store) -> None:
     rec = _rec()
     await store.create_table(rec)
     rec.host_id = 200
@@ -358,22 +380,21 @@ async def test_save_table_checks_version(store: SqliteStore) -> None:
         await store.save_table(_bump(_rec("missing")))
 
 
-async def test_data_survives_reopen(tmp_path: Path) -> None:
-    path = tmp_path / "persist.db"
-    s = SqliteStore(path)
+async def test_data_survives_reopen(backend: Backend) -> None:
+    s = backend.store()
     await s.open()
     original = _rec()
     await s.create_table(original)
     await s.close()
     with pytest.raises(StoreError):
         await s.get_table("t1")  # closed
-    s2 = SqliteStore(path)
+    s2 = backend.store()
     await s2.open()
     assert await s2.get_table("t1") == original
     await s2.close()
 
 
-async def test_settings_round_trip(store: SqliteStore) -> None:
+async def test_settings_round_trip(store: Store) -> None:
     rec = _rec()
     rec.settings = {"interrupt_timeout": 30.0, "quiet": True}
     await store.create_table(rec)
@@ -386,7 +407,7 @@ async def test_settings_round_trip(store: SqliteStore) -> None:
     assert got.options == {"pile": 5}  # options are a separate column
 
 
-async def test_last_table_in_channel(store: SqliteStore) -> None:
+async def test_last_table_in_channel(store: Store) -> None:
     assert await store.last_table_in_channel(10) is None
     base = datetime(2024, 1, 1, tzinfo=UTC)
     old = _rec("a", status="finished")
@@ -409,12 +430,93 @@ async def test_last_table_in_channel(store: SqliteStore) -> None:
     assert got is not None and got.id == "c"
 
 
+async def test_count_live_tables_and_all_ids(store: Store) -> None:
+    base = datetime(2024, 1, 1, tzinfo=UTC)
+    specs = [  # id, channel, guild, host, status, created (minutes after base)
+        ("b", 1, 1, 100, "lobby", 0), ("a", 2, 1, 100, "playing", 0),
+        ("c", 3, 1, 200, "finished", 1), ("d", 4, 2, 100, "playing", 2),
+        ("e", 5, None, 100, "lobby", 3), ("f", 6, 2, 300, "aborted", -1),
+    ]
+    for tid, channel, guild, host, status, minutes in specs:
+        rec = _rec(tid, channel=channel, status=status)
+        rec.guild_id, rec.host_id = guild, host
+        rec.created_at = rec.updated_at = base + timedelta(minutes=minutes)
+        await store.create_table(rec)
+    assert await store.count_live_tables() == 4
+    assert await store.count_live_tables(guild_id=1) == 2
+    assert await store.count_live_tables(guild_id=2) == 1
+    assert await store.count_live_tables(host_id=100) == 4
+    assert await store.count_live_tables(host_id=200) == 0  # only a finished one
+    assert await store.count_live_tables(guild_id=2, host_id=100) == 1
+    assert await store.count_live_tables(guild_id=9, host_id=100) == 0
+    # Oldest first, whatever the status; ties by id.
+    assert await store.all_table_ids() == ["f", "a", "b", "c", "d", "e"]
+
+
+async def test_import_table_writes_exactly_what_it_is_given(store: Store) -> None:
+    rec = _rec("imp", status="playing")
+    rec.version, rec.revision, rec.state = 2, 7, '{"pile": 3}'
+    rec.turn_since = datetime(2024, 2, 1, 10, 30, 15, 123456, tzinfo=UTC)
+    actions = [ActionRecord("imp", v, v % 2, 100 + v, f'{{"n": {v}}}',
+                            datetime(2024, 2, 1, 10, v, tzinfo=UTC)) for v in (1, 2)]
+    events = [EventRecord("imp", v, i, f'{{"v": {v}, "i": {i}}}') for v in (1, 2)
+              for i in range(2)]
+    await store.import_table(rec, actions, events)
+    assert await store.get_table("imp") == rec  # its revision included
+    assert await store.actions("imp") == actions
+    assert await store.events("imp") == events
+    # A second table of that id is refused as such, not as a taken channel.
+    again = _rec("imp", channel=77)
+    with pytest.raises(StoreError, match="already exists") as info:
+        await store.import_table(again, [], [])
+    assert not isinstance(info.value, ChannelTaken)
+    # A live table in a channel that has one is a taken channel.
+    with pytest.raises(ChannelTaken):
+        await store.import_table(_rec("other", channel=10), [], [])
+    # A clash inside the logs writes nothing at all, the table row included.
+    dup = [ActionRecord("new", 1, 0, 100, "{}"), ActionRecord("new", 1, 1, 200, "{}")]
+    with pytest.raises(StoreError):
+        await store.import_table(_rec("new", channel=11), dup, [])
+    assert await store.get_table("new") is None and await store.actions("new") == []
+    assert await store.all_table_ids() == ["imp"]
+
+
+async def test_leases_have_one_holder_renew_expire_and_release(backend: Backend) -> None:
+    clock = Clock()
+    a, b = backend.store(clock=clock), backend.store(clock=clock)
+    await asyncio.gather(a.open(), b.open())
+    try:
+        await a.create_table(_rec())
+        won = await asyncio.gather(a.claim_lease("t1", "proc-a", 60),
+                                   b.claim_lease("t1", "proc-b", 60))
+        assert sorted(won) == [False, True]
+        holder, other = ("proc-a", "proc-b") if won[0] else ("proc-b", "proc-a")
+        assert await a.claim_lease("t1", holder, 60) is True  # renewal
+        clock.now += timedelta(seconds=59)
+        assert await b.claim_lease("t1", other, 60) is False  # renewed: held till +60
+        clock.now += timedelta(seconds=1)
+        assert await b.claim_lease("t1", other, 60) is True  # expired: taken over
+        assert await a.claim_lease("t1", holder, 60) is False
+        await a.release_lease("t1", holder)  # not the holder any more: nothing happens
+        assert await a.claim_lease("t1", holder, 60) is False
+        await b.release_lease("t1", other)  # given back: free at once
+        assert await a.claim_lease("t1", holder, 60) is True
+        await a.release_lease("t1", holder)
+        await a.release_lease("t1", holder)  # twice is fine
+        # A lease belongs to a table: there is none to take on a missing one.
+        with pytest.raises(StoreError):
+            await a.claim_lease("nope", holder, 60)
+    finally:
+        await a.close()
+        await b.close()
+
+
 # -- the outbox -------------------------------------------------------------------
 
 
-async def test_outbox_is_written_with_the_table(tmp_path: Path) -> None:
+async def test_outbox_is_written_with_the_table(backend: Backend) -> None:
     clock = Clock()
-    s = SqliteStore(tmp_path / "o.db", clock=clock)
+    s = backend.store(clock=clock)
     await s.open()
     try:
         rec = _rec()
@@ -433,11 +535,13 @@ async def test_outbox_is_written_with_the_table(tmp_path: Path) -> None:
             OutboxRecord(oid2, "t1", 1, '{"kind": "move"}', clock.now),
         ]
         assert [o.id for o in await s.undelivered_outboxes(limit=1)] == [oid]
+        assert await s.undelivered_outboxes(limit=0) == []
+        assert [o.id for o in await s.undelivered_outboxes(limit=-1)] == [oid, oid2]  # no limit
     finally:
         await s.close()
 
 
-async def test_refused_writes_leave_no_outbox_row(store: SqliteStore) -> None:
+async def test_refused_writes_leave_no_outbox_row(store: Store) -> None:
     rec = _rec(status="playing")
     await store.create_table(rec)
     rec.version = 1
@@ -466,9 +570,9 @@ async def test_refused_writes_leave_no_outbox_row(store: SqliteStore) -> None:
     assert len(await store.actions("t1")) == 1
 
 
-async def test_mark_delivered_once_with_its_messages(tmp_path: Path) -> None:
+async def test_mark_delivered_once_with_its_messages(backend: Backend) -> None:
     clock = Clock()
-    s = SqliteStore(tmp_path / "d.db", clock=clock)
+    s = backend.store(clock=clock)
     await s.open()
     try:
         rec = _rec()
@@ -481,13 +585,13 @@ async def test_mark_delivered_once_with_its_messages(tmp_path: Path) -> None:
         assert await s.hand_messages("t1") == hands
         assert await s.turn_message("t1") == _turn(message=70)
         assert [o.id for o in await s.undelivered_outboxes()] == [second]
-        delivered_at = _rows(s.path, f"SELECT delivered_at FROM outbox WHERE id = {first}")
+        when = f"SELECT delivered_at FROM outbox WHERE id = {first}"
+        delivered_at = await backend.rows(s, when)
         # A second mark (another process delivered it too) says so and keeps the time.
         clock.now += timedelta(minutes=5)
         assert await s.mark_delivered(first, hands=[_hand(user=100, message=3)]) is False
-        assert _rows(s.path, f"SELECT delivered_at FROM outbox WHERE id = {first}") == (
-            delivered_at)
-        assert _dt_of(delivered_at) == datetime(2024, 1, 1, 12, 0, tzinfo=UTC)
+        assert await backend.rows(s, when) == delivered_at
+        assert backend.when(delivered_at[0][0]) == datetime(2024, 1, 1, 12, 0, tzinfo=UTC)
         # ...and still records the messages it posted.
         assert (await s.hand_messages("t1"))[0].message_id == 3
         assert await s.mark_delivered(12345) is False  # no such row
@@ -502,14 +606,9 @@ async def test_mark_delivered_once_with_its_messages(tmp_path: Path) -> None:
         await s.close()
 
 
-def _dt_of(rows: list[tuple]) -> datetime:
-    return datetime.fromisoformat(rows[0][0])
-
-
-async def test_claims_have_one_winner_and_expire(tmp_path: Path) -> None:
+async def test_claims_have_one_winner_and_expire(backend: Backend) -> None:
     clock = Clock()
-    path = tmp_path / "c.db"
-    a, b = SqliteStore(path, clock=clock), SqliteStore(path, clock=clock)
+    a, b = backend.store(clock=clock), backend.store(clock=clock)
     await asyncio.gather(a.open(), b.open())
     try:
         await a.create_table(_rec())
@@ -519,14 +618,15 @@ async def test_claims_have_one_winner_and_expire(tmp_path: Path) -> None:
                                    b.claim_outbox(oid, "proc-b", 30))
         assert sorted(won) == [False, True]
         winner = "proc-a" if won[0] else "proc-b"
-        assert _rows(path, f"SELECT claimed_by FROM outbox WHERE id = {oid}") == [(winner,)]
+        claimed_by = f"SELECT claimed_by FROM outbox WHERE id = {oid}"
+        assert await backend.rows(a, claimed_by) == [(winner,)]
         # Held: nobody else (nor the holder) claims it before the lease ends.
         clock.now += timedelta(seconds=29)
         assert await b.claim_outbox(oid, "proc-c", 30) is False
         # Expired: someone else may take it over.
         clock.now += timedelta(seconds=2)
         assert await b.claim_outbox(oid, "proc-c", 30) is True
-        assert _rows(path, f"SELECT claimed_by FROM outbox WHERE id = {oid}") == [("proc-c",)]
+        assert await backend.rows(a, claimed_by) == [("proc-c",)]
         # Delivered rows and missing rows cannot be claimed.
         assert await b.mark_delivered(oid) is True
         clock.now += timedelta(hours=1)
@@ -540,7 +640,7 @@ async def test_claims_have_one_winner_and_expire(tmp_path: Path) -> None:
 # -- hand and turn messages, closed DMs -----------------------------------------------
 
 
-async def test_hand_messages_round_trip(store: SqliteStore) -> None:
+async def test_hand_messages_round_trip(store: Store) -> None:
     assert await store.hand_messages("t1") == []
     await store.save_hand_messages([_hand(user=200, message=2), _hand(user=100, message=1),
                                     _hand("t2", user=100, message=3, choices=False)])
@@ -558,7 +658,7 @@ async def test_hand_messages_round_trip(store: SqliteStore) -> None:
     await store.save_hand_messages([])  # nothing to write is fine
 
 
-async def test_turn_message_round_trip(store: SqliteStore) -> None:
+async def test_turn_message_round_trip(store: Store) -> None:
     assert await store.turn_message("t1") is None
     tm = _turn()
     await store.save_turn_message(tm)
@@ -573,9 +673,9 @@ async def test_turn_message_round_trip(store: SqliteStore) -> None:
     assert await store.turn_message("t2") is None
 
 
-async def test_dm_closed_round_trip(tmp_path: Path) -> None:
+async def test_dm_closed_round_trip(backend: Backend) -> None:
     clock = Clock()
-    s = SqliteStore(tmp_path / "dm.db", clock=clock)
+    s = backend.store(clock=clock)
     await s.open()
     try:
         assert await s.dm_closed(7) is False
@@ -585,12 +685,12 @@ async def test_dm_closed_round_trip(tmp_path: Path) -> None:
         assert await s.dm_closed_among([]) == set()
         clock.now += timedelta(days=1)
         await s.set_dm_closed(7, True)  # already known: the first date stays
-        assert _dt_of(_rows(s.path, "SELECT since FROM dm_closed")) == datetime(
-            2024, 1, 1, 12, 0, tzinfo=UTC)
+        since = await backend.rows(s, "SELECT since FROM dm_closed")
+        assert backend.when(since[0][0]) == datetime(2024, 1, 1, 12, 0, tzinfo=UTC)
         await s.set_dm_closed(7, False)
         assert await s.dm_closed(7) is False
         await s.set_dm_closed(7, False)  # forgetting twice is fine
-        assert _rows(s.path, "SELECT COUNT(*) FROM dm_closed") == [(0,)]
+        assert await backend.rows(s, "SELECT COUNT(*) FROM dm_closed") == [(0,)]
     finally:
         await s.close()
 

@@ -1,5 +1,8 @@
 """TableService with the test-only Toy Nim: lobby, turns, errors, concurrency,
-restarts, reminders, seat replacement and hidden information. Real SQLite files."""
+restarts, reminders, seat replacement and hidden information. Real databases: every
+test with a ``service`` or a ``backend`` runs on a SQLite file and on a private
+PostgreSQL schema (``tests/conftest.py``); a restart or a second process is a new store
+on the same database."""
 
 from __future__ import annotations
 
@@ -8,10 +11,10 @@ import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from bot.store import SqliteStore
 from bot.tables import (
     AlreadyHasTable,
     AlreadySeated,
@@ -36,6 +39,9 @@ from bot.tables import (
 from engines import core, get_game
 from engines.core import IllegalAction
 from tests.toy_game import TOY_ID, ToyAgents, toy_registered
+
+if TYPE_CHECKING:
+    from tests.conftest import Backend
 
 CH, GUILD = 500, 1
 ANN, BOB, CAT, DAN = 101, 102, 103, 104
@@ -64,14 +70,27 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "tables.db"
+async def open_service(backend: Backend, **kwargs: Any) -> TableService:
+    """A service opened on the test's database through a new store: another process
+    sharing it, or this one after a restart."""
+    kwargs.setdefault("agents", ToyAgents())
+    s = TableService(backend.store(), **kwargs)
+    await s.open()
+    return s
 
 
 @pytest.fixture
-async def service(db: Path, clock: FakeClock):
-    s = await TableService.open_sqlite(db, clock=clock, agents=ToyAgents())
+async def service(backend: Backend, clock: FakeClock):
+    s = await open_service(backend, clock=clock)
+    yield s
+    await s.close()
+
+
+@pytest.fixture
+async def sqlite_service(tmp_path: Path, clock: FakeClock):
+    """For refusals made before anything is written, and checks that never touch the
+    store: one backend is enough (and saves a PostgreSQL schema per case)."""
+    s = await TableService.open_sqlite(tmp_path / "tables.db", clock=clock, agents=ToyAgents())
     yield s
     await s.close()
 
@@ -96,12 +115,12 @@ def other_user(outbox: Outbox) -> int:
     return ANN if current_user(outbox) == BOB else BOB
 
 
-async def snapshot(s: TableService, db: Path, table_id: str) -> tuple[object, ...]:
+async def snapshot(s: TableService, backend: Backend, table_id: str) -> tuple[object, ...]:
     """Everything a refused call must leave alone: memory and the store."""
     info = await s.status(table_id)
     started = info.status in (TableStatus.PLAYING, TableStatus.FINISHED)
     view = (await s.public_view(table_id)).model_dump() if started else None
-    store = SqliteStore(db)
+    store = backend.store()
     await store.open()
     try:
         rec = await store.get_table(table_id)
@@ -169,18 +188,19 @@ async def test_seating_comes_from_the_recorded_seed(tmp_path: Path) -> None:
         (TOY_ID, ["pile", 3], BadOptions, "name=value"),
     ],
 )
-async def test_create_refuses_bad_input(service: TableService, game: str, options: object,
-                                        error: type[TableError], text: str) -> None:
+async def test_create_refuses_bad_input(sqlite_service: TableService, game: str,
+                                        options: object, error: type[TableError],
+                                        text: str) -> None:
     with pytest.raises(error, match=text):
-        await service.create(CH, GUILD, ANN, "Ann", game, options)  # type: ignore[arg-type]
+        await sqlite_service.create(CH, GUILD, ANN, "Ann", game, options)  # type: ignore[arg-type]
     with pytest.raises(NoTable, match="Start one with /table new"):
-        await service.status(CH)
+        await sqlite_service.status(CH)
 
 
 @pytest.mark.parametrize("minutes", [-1, float("nan"), 1e9, "soon"])
-async def test_create_refuses_bad_reminder(service: TableService, minutes: object) -> None:
+async def test_create_refuses_bad_reminder(sqlite_service: TableService, minutes: object) -> None:
     with pytest.raises(BadOptions, match="reminder"):
-        await service.create(CH, GUILD, ANN, "Ann", TOY_ID, reminder_minutes=minutes)  # type: ignore[arg-type]
+        await sqlite_service.create(CH, GUILD, ANN, "Ann", TOY_ID, reminder_minutes=minutes)  # type: ignore[arg-type]
 
 
 async def test_one_table_per_channel(service: TableService) -> None:
@@ -200,7 +220,7 @@ async def test_concurrent_creates_make_one_table(service: TableService) -> None:
     assert all(isinstance(r, AlreadyHasTable) for r in results if isinstance(r, Exception))
 
 
-async def test_join_errors(service: TableService, db: Path) -> None:
+async def test_join_errors(service: TableService, backend: Backend) -> None:
     with pytest.raises(NoTable):
         await service.join(CH, BOB, "Bob")
     info = await service.create(CH, GUILD, ANN, "Ann", TOY_ID)
@@ -210,12 +230,12 @@ async def test_join_errors(service: TableService, db: Path) -> None:
     with pytest.raises(AlreadySeated):
         await service.join(CH, BOB, "Bob")
     await service.join(CH, CAT, "Cat")
-    before = await snapshot(service, db, info.id)
+    before = await snapshot(service, backend, info.id)
     with pytest.raises(TableFull, match="3 of 3"):
         await service.join(CH, DAN, "Dan")
     with pytest.raises(TableFull):
         await service.add_ai(CH, ANN)
-    assert await snapshot(service, db, info.id) == before
+    assert await snapshot(service, backend, info.id) == before
     await service.start(CH, ANN)
     with pytest.raises(NotInLobby, match="already started"):
         await service.join(CH, DAN, "Dan")
@@ -225,9 +245,9 @@ async def test_join_errors(service: TableService, db: Path) -> None:
         await service.add_ai(CH, ANN)
 
 
-async def test_start_errors(service: TableService, db: Path) -> None:
+async def test_start_errors(service: TableService, backend: Backend) -> None:
     info = await service.create(CH, GUILD, ANN, "Ann", TOY_ID)
-    before = await snapshot(service, db, info.id)
+    before = await snapshot(service, backend, info.id)
     with pytest.raises(NotEnoughPlayers, match="at least 2"):
         await service.start(CH, ANN)
     await service.join(CH, BOB, "Bob")
@@ -237,9 +257,9 @@ async def test_start_errors(service: TableService, db: Path) -> None:
         await service.act(CH, ANN, {"kind": "take", "n": 1})
     with pytest.raises(NotPlaying):
         await service.public_view(CH)
-    assert await snapshot(service, db, info.id) != before  # Bob joined...
+    assert await snapshot(service, backend, info.id) != before  # Bob joined...
     await service.leave(CH, BOB)
-    assert await snapshot(service, db, info.id) == before  # ...and left; nothing else moved
+    assert await snapshot(service, backend, info.id) == before  # ...and left; nothing else moved
     await service.join(CH, BOB, "Bob")
     await service.start(CH, ANN)
     with pytest.raises(NotInLobby):
@@ -294,7 +314,7 @@ async def test_game_without_ai_levels(service: TableService) -> None:
 # --------------------------------------------------------------------------- turns
 
 
-async def test_a_game_between_two_humans(service: TableService, db: Path) -> None:
+async def test_a_game_between_two_humans(service: TableService) -> None:
     out = await two_player_game(service, pile=7)
     table_id = out.table_id
     versions = [out.version]
@@ -321,11 +341,12 @@ async def test_a_game_between_two_humans(service: TableService, db: Path) -> Non
     await service.create(CH, GUILD, CAT, "Cat", TOY_ID)
 
 
-async def test_every_kind_of_bad_move_changes_nothing(service: TableService, db: Path) -> None:
+async def test_every_kind_of_bad_move_changes_nothing(service: TableService,
+                                                      backend: Backend) -> None:
     out = await two_player_game(service)
     out = await service.act(CH, current_user(out), {"kind": "take", "n": 1}, out.version)
     tid, now_user, idle_user = out.table_id, current_user(out), other_user(out)
-    before = await snapshot(service, db, tid)
+    before = await snapshot(service, backend, tid)
     cases: list[tuple[int, object, int | None, type[Exception], str]] = [
         (idle_user, {"kind": "take", "n": 1}, out.version, NotYourTurn, "waiting for"),
         (CAT, {"kind": "take", "n": 1}, out.version, NotSeated, "seat"),
@@ -343,7 +364,7 @@ async def test_every_kind_of_bad_move_changes_nothing(service: TableService, db:
     for user, action, version, error, text in cases:
         with pytest.raises(error, match=text):
             await service.act(CH, user, action, version)  # type: ignore[arg-type]
-        assert await snapshot(service, db, tid) == before, (action, error)
+        assert await snapshot(service, backend, tid) == before, (action, error)
     # Both views of the service errors: a TableError and the engine's error class.
     with pytest.raises(core.NotYourTurn):
         await service.act(CH, idle_user, {"kind": "take", "n": 1})
@@ -355,13 +376,14 @@ async def test_every_kind_of_bad_move_changes_nothing(service: TableService, db:
         await service.act("nosuchid", now_user, {"kind": "take", "n": 1})
     with pytest.raises(NoTable):
         await service.act(None, now_user, {"kind": "take", "n": 1})  # type: ignore[arg-type]
-    assert await snapshot(service, db, tid) == before
+    assert await snapshot(service, backend, tid) == before
     # ... and the right move still works.
     out2 = await service.act(tid, now_user, {"kind": "take", "n": 2}, out.version)
     assert out2.version == out.version + 1
 
 
-async def test_two_concurrent_clicks_exactly_one_applies(service: TableService, db: Path) -> None:
+async def test_two_concurrent_clicks_exactly_one_applies(service: TableService,
+                                                         backend: Backend) -> None:
     out = await two_player_game(service)
     user = current_user(out)
     results = await asyncio.gather(
@@ -373,7 +395,7 @@ async def test_two_concurrent_clicks_exactly_one_applies(service: TableService, 
     refused = [r for r in results if isinstance(r, Exception)]
     assert len(applied) == 1 and len(refused) == 1
     assert isinstance(refused[0], (StaleVersion, NotYourTurn))
-    store = SqliteStore(db)
+    store = backend.store()
     await store.open()
     assert [a.version for a in await store.actions(out.table_id)] == [1]
     await store.close()
@@ -417,8 +439,10 @@ async def test_abort_rules(service: TableService) -> None:
 # --------------------------------------------------------------------------- restart
 
 
-async def test_restart_continues_identically(db: Path, clock: FakeClock, tmp_path: Path) -> None:
-    # Reference: one uninterrupted service.
+async def test_restart_continues_identically(backend: Backend, clock: FakeClock,
+                                            tmp_path: Path) -> None:
+    # Reference: one uninterrupted service (on a SQLite file whatever the backend: the
+    # run under test is the restarted one below).
     ref = await TableService.open_sqlite(tmp_path / "ref.db", clock=clock, agents=ToyAgents())
     out = await two_player_game(ref, seed=99, pile=11)
     takes = [1, 2, 2, 1, 1, 2, 1, 1]
@@ -428,7 +452,7 @@ async def test_restart_continues_identically(db: Path, clock: FakeClock, tmp_pat
     await ref.close()
 
     # The same moves with a restart in the middle.
-    s1 = await TableService.open_sqlite(db, clock=clock, agents=ToyAgents())
+    s1 = await open_service(backend, clock=clock)
     out = await two_player_game(s1, seed=99, pile=11)
     for n in takes[:4]:
         out = await s1.act(CH, current_user(out), {"kind": "take", "n": n}, out.version)
@@ -436,7 +460,7 @@ async def test_restart_continues_identically(db: Path, clock: FakeClock, tmp_pat
     secret = await s1.private_view(CH, ANN)
     await s1.close()
 
-    s2 = await TableService.open_sqlite(db, clock=clock, agents=ToyAgents())
+    s2 = await open_service(backend, clock=clock)
     info = await s2.status(CH)
     assert info.version == 4 and info.status is TableStatus.PLAYING
     assert await s2.public_view(CH) == mid and await s2.private_view(CH, ANN) == secret
@@ -457,8 +481,8 @@ async def test_restart_continues_identically(db: Path, clock: FakeClock, tmp_pat
     await s2.close()
 
 
-async def test_ai_turn_resumes_after_restart(db: Path, clock: FakeClock) -> None:
-    s1 = await TableService.open_sqlite(db, clock=clock, agents=ToyAgents())
+async def test_ai_turn_resumes_after_restart(backend: Backend, clock: FakeClock) -> None:
+    s1 = await open_service(backend, clock=clock)
     for seed in range(50):  # find a seed where the AI sits first
         info = await s1.create(CH, GUILD, ANN, "Ann", TOY_ID, seed=seed)
         await s1.add_ai(CH, ANN, "greedy")
@@ -469,7 +493,7 @@ async def test_ai_turn_resumes_after_restart(db: Path, clock: FakeClock) -> None
     assert out.table.to_act == (0,) and out.public.mentions == ()  # type: ignore[union-attr]
     await s1.close()  # before the AI task ever ran
 
-    s2 = TableService(SqliteStore(db), clock=clock, agents=ToyAgents())
+    s2 = TableService(backend.store(), clock=clock, agents=ToyAgents())
     seen: list[Outbox] = []
     s2.subscribe(seen.append)
     await s2.open()
@@ -542,8 +566,8 @@ async def test_failing_agent_falls_back_to_a_legal_move(service: TableService) -
 # --------------------------------------------------------------------------- reminders
 
 
-async def test_reminders_with_a_fake_clock(db: Path, clock: FakeClock) -> None:
-    s = await TableService.open_sqlite(db, clock=clock, agents=ToyAgents(), reminder_minutes=10)
+async def test_reminders_with_a_fake_clock(backend: Backend, clock: FakeClock) -> None:
+    s = await open_service(backend, clock=clock, reminder_minutes=10)
     out = await two_player_game(s)
     first = current_user(out)
     assert await s.due_reminders() == []
@@ -560,15 +584,16 @@ async def test_reminders_with_a_fake_clock(db: Path, clock: FakeClock) -> None:
     assert await s.due_reminders(clock.advance(5)) == []  # the new turn's clock restarted
     # The reminder bookkeeping survives a restart.
     await s.close()
-    s = await TableService.open_sqlite(db, clock=clock, agents=ToyAgents())
+    s = await open_service(backend, clock=clock)
     due = await s.due_reminders(clock.advance(5))
     assert [o.public.mentions for o in due] == [(current_user(out),)]  # type: ignore[union-attr]
     assert await s.due_reminders() == []
     await s.close()
 
 
-async def test_per_table_reminder_time_and_zero_means_never(db: Path, clock: FakeClock) -> None:
-    s = await TableService.open_sqlite(db, clock=clock, agents=ToyAgents())
+async def test_per_table_reminder_time_and_zero_means_never(backend: Backend,
+                                                            clock: FakeClock) -> None:
+    s = await open_service(backend, clock=clock)
     await s.create(CH, GUILD, ANN, "Ann", TOY_ID, reminder_minutes=2)
     await s.join(CH, BOB, "Bob")
     await s.start(CH, ANN)
@@ -582,8 +607,8 @@ async def test_per_table_reminder_time_and_zero_means_never(db: Path, clock: Fak
     await s.close()
 
 
-async def test_reminder_loop_delivers_to_listeners(db: Path, clock: FakeClock) -> None:
-    s = await TableService.open_sqlite(db, clock=clock, agents=ToyAgents(), reminder_minutes=1)
+async def test_reminder_loop_delivers_to_listeners(backend: Backend, clock: FakeClock) -> None:
+    s = await open_service(backend, clock=clock, reminder_minutes=1)
     got: list[Outbox] = []
     s.subscribe(got.append)
     await two_player_game(s)
@@ -601,11 +626,11 @@ async def test_reminder_loop_delivers_to_listeners(db: Path, clock: FakeClock) -
 # --------------------------------------------------------------------------- seats
 
 
-async def test_seat_replacement(service: TableService, db: Path) -> None:
+async def test_seat_replacement(service: TableService, backend: Backend) -> None:
     out = await two_player_game(service, pile=12)
     tid = out.table_id
     bob_seat = next(s.index for s in out.table.seats if s.user_id == BOB)
-    before = await snapshot(service, db, tid)
+    before = await snapshot(service, backend, tid)
     with pytest.raises(NotHost):
         await service.replace_seat(CH, BOB, bob_seat, new_user_id=CAT, new_name="Cat")
     with pytest.raises(BadSeat):
@@ -614,7 +639,7 @@ async def test_seat_replacement(service: TableService, db: Path) -> None:
         await service.replace_seat(CH, ANN, bob_seat, new_user_id=ANN, new_name="Ann")
     with pytest.raises(UnknownAILevel):
         await service.replace_seat(CH, ANN, bob_seat, ai_level="godlike")
-    assert await snapshot(service, db, tid) == before
+    assert await snapshot(service, backend, tid) == before
 
     out = await service.replace_seat(CH, ANN, bob_seat, new_user_id=CAT, new_name="Cat")
     assert out.public is not None and "(Bob) is now played by Cat" in out.public.text
@@ -689,7 +714,7 @@ async def test_private_events_never_reach_the_public(service: TableService) -> N
     assert not hasattr(out.table, "state") and "pile" not in out.table.__dict__
 
 
-async def test_action_labels_come_from_the_game_adapter(service: TableService) -> None:
+async def test_action_labels_come_from_the_game_adapter(sqlite_service: TableService) -> None:
     """Labels have one home, the game's UI adapter; a game without one gets the generic
     label, and the service only lists games."""
     from bot.ui.games import get_ui
@@ -698,31 +723,31 @@ async def test_action_labels_come_from_the_game_adapter(service: TableService) -
     assert get_ui(TOY_ID).label(Take(n=2)) == "take n=2"
     assert get_ui("nope").label(Take(n=2)) == "take n=2"
     with pytest.raises(UnknownGame):
-        service._game("nope")
-    assert (TOY_ID, "Toy Nim") in service.games()
+        sqlite_service._game("nope")
+    assert (TOY_ID, "Toy Nim") in sqlite_service.games()
 
 
-async def test_checks_for_front_ends(service: TableService) -> None:
-    assert service.check_options(TOY_ID, {"pile": 4}) == {"pile": 4, "max_take": 2}
-    assert service.check_options(TOY_ID, None) == {"pile": 9, "max_take": 2}
+async def test_checks_for_front_ends(sqlite_service: TableService) -> None:
+    assert sqlite_service.check_options(TOY_ID, {"pile": 4}) == {"pile": 4, "max_take": 2}
+    assert sqlite_service.check_options(TOY_ID, None) == {"pile": 9, "max_take": 2}
     with pytest.raises(BadOptions, match="option 'max_take'"):
-        service.check_options(TOY_ID, {"max_take": 9})
+        sqlite_service.check_options(TOY_ID, {"max_take": 9})
     with pytest.raises(UnknownGame):
-        service.check_options("nope", {})
-    assert service.check_ai_level(TOY_ID, None) == "greedy"
-    assert service.check_ai_level(TOY_ID, "Random") == "random"
+        sqlite_service.check_options("nope", {})
+    assert sqlite_service.check_ai_level(TOY_ID, None) == "greedy"
+    assert sqlite_service.check_ai_level(TOY_ID, "Random") == "random"
     with pytest.raises(UnknownAILevel):
-        service.check_ai_level(TOY_ID, "wizard")
+        sqlite_service.check_ai_level(TOY_ID, "wizard")
 
 
 # --------------------------------------------------------------------------- two processes
 
 
-async def test_two_services_share_one_store(db: Path, clock: FakeClock) -> None:
+async def test_two_services_share_one_store(backend: Backend, clock: FakeClock) -> None:
     """Two bot processes on one database (the scale-out design): no table state lives
     only in one process's memory, and a move can still be committed only once."""
-    a = await TableService.open_sqlite(db, clock=clock, agents=ToyAgents())
-    b = await TableService.open_sqlite(db, clock=clock, agents=ToyAgents())
+    a = await open_service(backend, clock=clock)
+    b = await open_service(backend, clock=clock)
     try:
         info = await a.create(CH, GUILD, ANN, "Ann", TOY_ID, seed=4)
         with pytest.raises(AlreadyHasTable):  # b has never seen this table
