@@ -49,6 +49,7 @@ from bot.hands import HandMessages, digest
 from bot.render_pool import RenderPool, draw_picture
 from bot.store import Store, TurnMessage
 from bot.tables import Outbox, PrivateUpdate, PublicUpdate, TableInfo, TableStatus
+from bot.threads import archive
 from bot.ui.adapter import GameUI
 from bot.ui.games import get_ui
 from bot.ui.items import build_view
@@ -318,6 +319,10 @@ class Delivery:
                     await listener(outbox)
                 except Exception:
                     log.exception("end-of-game hook failed for table %s", info.id)
+        if outbox.public is not None and not info.status.live:
+            # The game is over (or closed): a table's own thread is archived, after
+            # everything the end posts in it (a channel is left alone).
+            await archive(self.client, info.channel_id)
         return posted
 
     # -- the channel -------------------------------------------------------------

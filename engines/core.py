@@ -211,6 +211,8 @@ class Game(abc.ABC, Generic[S, A]):
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     has_secrets: ClassVar[bool] = False
+    cooperative: ClassVar[bool] = False
+    """Every seat wins or loses together (one team against the game)."""
     Options: ClassVar[type[Options]] = Options
     State: ClassVar[type[GameState]]
     ViewType: ClassVar[type[View]] = View

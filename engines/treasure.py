@@ -415,6 +415,7 @@ class SaveTheTreasure(Game[TreasureState, Action]):
     name = "Save the Treasure of Fairy Tales"
     min_players = 1
     max_players = 4
+    cooperative = True
     has_secrets = True
     Options = TreasureOptions
     State = TreasureState

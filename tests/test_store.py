@@ -24,6 +24,7 @@ from bot.store import (
     EventRecord,
     HandMessage,
     OutboxRecord,
+    ResultRecord,
     SqliteStore,
     Store,
     StoreError,
@@ -91,9 +92,9 @@ def _rows(path: Path, sql: str) -> list[tuple]:
 
 async def test_pragmas_and_migrations(sqlite_store: SqliteStore, tmp_path: Path) -> None:
     store = sqlite_store
-    assert LATEST == 3 and [m.version for m in MIGRATIONS] == [1, 2, 3]
-    assert await store.applied_migrations() == [1, 2, 3]
-    assert store.applied_at_open == (1, 2, 3)
+    assert LATEST == 4 and [m.version for m in MIGRATIONS] == [1, 2, 3, 4]
+    assert await store.applied_migrations() == [1, 2, 3, 4]
+    assert store.applied_at_open == (1, 2, 3, 4)
     async with store.db.execute("PRAGMA journal_mode") as cur:
         assert (await cur.fetchone())[0] == "wal"
     async with store.db.execute("PRAGMA foreign_keys") as cur:
@@ -108,8 +109,8 @@ async def test_pragmas_and_migrations(sqlite_store: SqliteStore, tmp_path: Path)
 
 
 async def test_migrations_are_recorded(store: Store, backend: Backend) -> None:
-    assert await store.applied_migrations() == [1, 2, 3]
-    assert store.applied_at_open == (1, 2, 3)  # type: ignore[attr-defined]
+    assert await store.applied_migrations() == [1, 2, 3, 4]
+    assert store.applied_at_open == (1, 2, 3, 4)  # type: ignore[attr-defined]
     recorded = await backend.rows(store, "SELECT version, name FROM migrations ORDER BY version")
     assert recorded == [(m.version, m.name) for m in MIGRATIONS]
     for table in ("tables", "actions", "events", "outbox", "hand_messages", "turn_messages",
@@ -123,7 +124,7 @@ async def test_second_open_applies_nothing(store: Store, backend: Backend) -> No
     await again.open()
     try:
         assert again.applied_at_open == ()  # type: ignore[attr-defined]
-        assert await again.applied_migrations() == [1, 2, 3]
+        assert await again.applied_migrations() == [1, 2, 3, 4]
     finally:
         await again.close()
     assert await backend.rows(store, "SELECT * FROM migrations ORDER BY version") == before
@@ -134,9 +135,9 @@ async def test_concurrent_opens_of_a_new_database_migrate_once(backend: Backend)
     await asyncio.gather(*(s.open() for s in stores))
     try:
         applied = [v for s in stores for v in s.applied_at_open]  # type: ignore[attr-defined]
-        assert sorted(applied) == [1, 2, 3]  # each migration applied by exactly one opener
+        assert sorted(applied) == [1, 2, 3, 4]  # each migration applied by exactly one opener
         for s in stores:
-            assert await s.applied_migrations() == [1, 2, 3]
+            assert await s.applied_migrations() == [1, 2, 3, 4]
         # All of them work on the one schema.
         await stores[0].create_table(_rec())
         got = await stores[2].get_table("t1")
@@ -240,8 +241,8 @@ async def test_old_database_is_adopted_with_its_side_tables(tmp_path: Path) -> N
     s = SqliteStore(path)
     await s.open()
     try:
-        assert s.applied_at_open == (1, 2, 3)
-        assert await s.applied_migrations() == [1, 2, 3]
+        assert s.applied_at_open == (1, 2, 3, 4)
+        assert await s.applied_migrations() == [1, 2, 3, 4]
         w1 = await s.get_table("w1")
         assert w1 is not None
         assert (w1.status, w1.version, w1.options, w1.state) == ("playing", 3, {"x": 1},
@@ -277,7 +278,7 @@ async def test_old_database_without_side_tables_is_adopted(tmp_path: Path) -> No
     s = SqliteStore(path)
     await s.open()
     try:
-        assert await s.applied_migrations() == [1, 2, 3]
+        assert await s.applied_migrations() == [1, 2, 3, 4]
         w1 = await s.get_table("w1")
         assert w1 is not None and w1.settings == {} and w1.version == 3
         assert await s.all_hand_messages_showing_choices() == []
@@ -709,3 +710,36 @@ def test_record_reprs() -> None:
         " board='board-v1')"
     )
     assert repr(_hand()).startswith("HandMessage(table_id='t1', user_id=100")
+
+
+async def test_guild_settings_and_results(store: Store) -> None:
+    assert await store.guild_settings(5) == {}
+    await store.save_guild_settings(5, {"threads": True})
+    await store.save_guild_settings(5, {"threads": False, "x": 1})
+    assert await store.guild_settings(5) == {"threads": False, "x": 1}
+    assert await store.guild_settings(6) == {}
+    base = datetime(2024, 2, 1, tzinfo=UTC)
+    games = [("r1", 5, 10, "toy-nim"), ("r2", 5, 11, "other"), ("r3", 6, 12, "toy-nim")]
+    for tid, guild, channel, _game in games:
+        rec = _rec(tid, channel=channel, status="finished")
+        rec.guild_id = guild
+        await store.create_table(rec)
+    assert [t.id for t in await store.finished_without_result()] == ["r1", "r2", "r3"]
+    made = []
+    for i, (tid, guild, channel, game) in enumerate(games):
+        result = ResultRecord(
+            table_id=tid, guild_id=guild, channel_id=channel, game_id=game,
+            options={"pile": 5}, seats=[{"index": 0, "name": "Ann", "user_id": 100,
+                                         "ai_level": None}],
+            winners=[0], scores={0: 3.5, 1: 2}, reason="The pile is empty.",
+            cooperative=i == 1, moves=7 + i, started_at=base,
+            finished_at=base + timedelta(hours=i))
+        assert await store.record_result(result) is True
+        assert await store.record_result(result) is False  # once per table
+        made.append(result)
+    assert await store.finished_without_result() == []
+    assert await store.results(guild_id=5) == [made[1], made[0]]  # newest first
+    assert await store.results(game_id="toy-nim") == [made[2], made[0]]
+    assert await store.results(channel_id=12) == [made[2]]
+    assert await store.results(guild_id=5, limit=1) == [made[1]]
+    assert await store.results(guild_id=99) == []

@@ -21,10 +21,12 @@ from bot.delivery import CANNOT_POST
 from bot.lobby_clicks import lobby_text, lobby_view
 from bot.replies import AT_ONCE, acknowledge, log_fault, private
 from bot.tables import NoTable, TableInfo, TableService, TableStatus, UnknownGame, UserError
+from bot.threads import can_hold_threads, close_starter, missing_permissions, open_thread
 from bot.turns import ANNOUNCE_FAILED
 from bot.ui.games import get_ui
 from bot.ui.items import build_view
 from bot.ui.texts import literal, quote
+from engines import get_game
 from engines.catalog import RulesSummary, has_hands, specs
 
 if TYPE_CHECKING:
@@ -238,6 +240,8 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
         game="Which game to play",
         options="Game options as name=value pairs (see /rules)",
         reminder_minutes="Ping the player after this many idle minutes (0 = never)",
+        thread="Play in a new thread of this channel (default: the server's choice, "
+               "/table threads)",
     )
     @app_commands.autocomplete(game=game_autocomplete, options=options_autocomplete)
     async def new(
@@ -246,20 +250,35 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
         game: str,
         options: str | None = None,
         reminder_minutes: app_commands.Range[float, 0, 1440] | None = None,
+        thread: bool | None = None,
     ) -> None:
         service = service_of(interaction)
         game_id = _match_game(game)
         ui = get_ui(game_id)
         opts = ui.table_options(parse_options(options))
-        info = await service.create(
-            _channel(interaction),
-            interaction.guild_id,
-            interaction.user.id,
-            display_name(interaction.user),
-            game_id,
-            opts,
-            reminder_minutes=reminder_minutes,
-        )
+        host = display_name(interaction.user)
+        if thread is None:
+            thread = await self._threads_by_default(interaction)
+        place, note = _channel(interaction), ""
+        opened: discord.Thread | None = None
+        if thread:
+            opened, note = await self._open_thread(interaction, game_id, host)
+            if opened is not None:
+                place = opened.id
+        try:
+            info = await service.create(
+                place,
+                interaction.guild_id,
+                interaction.user.id,
+                host,
+                game_id,
+                opts,
+                reminder_minutes=reminder_minutes,
+            )
+        except UserError as exc:
+            if opened is not None:  # refused (a limit, an option): no empty thread stays
+                await close_starter(opened, str(exc))
+            raise
         chosen = ui.options_text(info.options)
         posted = await delivery_of(interaction).post_lobby(
             info,
@@ -272,10 +291,36 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
             return
         link = (f"https://discord.com/channels/{interaction.guild_id or '@me'}/"
                 f"{info.channel_id}/{posted.id}")
-        await private(interaction, f"Your **{info.game_name}** table is open: {link}\n"
+        where = f" in the thread <#{info.channel_id}>" if opened is not None else ""
+        await private(interaction, f"Your **{info.game_name}** table is open{where}: {link}\n"
+                      + (f"{note}\n" if note else "")
                       + (f"{chosen}\n" if chosen else "")
                       + "Others join with its Join button or `/table join`; Start when "
                       "everyone is seated.")
+
+    async def _threads_by_default(self, interaction: discord.Interaction) -> bool:
+        """The server's choice for ``/table new`` without ``thread``."""
+        if interaction.guild_id is None:
+            return False
+        return await service_of(interaction).guild_threads(interaction.guild_id)
+
+    async def _open_thread(self, interaction: discord.Interaction, game_id: str, host: str
+                           ) -> tuple[discord.Thread | None, str]:
+        """A thread for the table, or ``None`` and why the table plays in the channel."""
+        channel = interaction.channel
+        if not can_hold_threads(channel):
+            return None, ("A thread can only be opened from a text channel, so the table "
+                          "is right here.")
+        missing = missing_permissions(interaction)
+        if missing:
+            return None, (f"I cannot open a thread here (I need {' and '.join(missing)} "
+                          "in this channel), so the table is right here.")
+        assert isinstance(channel, discord.TextChannel)
+        try:
+            return await open_thread(channel, get_game(game_id).name, host), ""
+        except discord.HTTPException as exc:
+            log.info("could not open a table thread in %s: %s", channel.id, exc)
+            return None, "Discord did not let me open a thread, so the table is right here."
 
     async def _lobby_changed(self, interaction: discord.Interaction, info: TableInfo,
                              headline: str) -> None:
@@ -330,6 +375,33 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
         await acknowledge(interaction)
         outbox = await service.start(_channel(interaction), interaction.user.id)
         await _deliver_outbox(interaction, outbox, "The game is on: the board is in the channel.")
+
+    @app_commands.command(name="threads",
+                          description="Manage Server: open new tables in threads by default")
+    @app_commands.describe(on="True: /table new opens a thread per table; false: in the "
+                              "channel (a table's own thread option still decides)")
+    async def threads(self, interaction: discord.Interaction, on: bool | None = None) -> None:
+        service = service_of(interaction)
+        guild = interaction.guild_id
+        if guild is None:  # pragma: no cover - the group is guild_only
+            raise NoTable()
+        if on is None:
+            now = await service.guild_threads(guild)
+            await private(interaction, "New tables open in " + (
+                "a thread of their channel" if now else "their channel itself")
+                + " here by default. Change it with `/table threads on:`"
+                + ("false" if now else "true") + " (Manage Server).")
+            return
+        if not interaction.permissions.manage_guild:
+            raise UserError("Only members with Manage Server choose where new tables open.")
+        await service.set_guild_threads(guild, on)
+        missing = missing_permissions(interaction) if on else []
+        await private(interaction, (
+            "From now on `/table new` opens each table in a thread of its channel, named "
+            "after the game and the host, archived when the game ends."
+            if on else "From now on `/table new` opens tables in the channel itself.")
+            + (f" Note: I lack {' and '.join(missing)} here, so in this channel tables "
+               "will still open in the channel." if missing else ""))
 
     @app_commands.command(name="status", description="Who sits where and whose turn it is")
     async def status(self, interaction: discord.Interaction) -> None:

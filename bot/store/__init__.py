@@ -19,6 +19,7 @@ The interface is driver-neutral: plain records in and out, every error a
 from __future__ import annotations
 
 import abc
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -30,6 +31,7 @@ __all__ = [
     "EventRecord",
     "HandMessage",
     "OutboxRecord",
+    "ResultRecord",
     "SqliteStore",
     "Store",
     "StoreError",
@@ -184,6 +186,52 @@ class TurnMessage:
         )
 
 
+@dataclass(frozen=True)
+class ResultRecord:
+    """A finished game, as history and ratings read it. ``seats`` are the seats at the
+    end (``index``, ``name``, ``user_id``, ``ai_level``), ``winners`` seat indexes,
+    ``scores`` by seat index; ``cooperative``: the seats played as one team."""
+
+    table_id: str
+    guild_id: int | None
+    channel_id: int
+    game_id: str
+    options: dict[str, Any]
+    seats: list[dict[str, Any]]
+    winners: list[int]
+    scores: dict[int, float]
+    reason: str | None
+    cooperative: bool
+    moves: int
+    started_at: datetime
+    finished_at: datetime
+
+
+def result_json(r: ResultRecord) -> tuple[str, str, str, str]:
+    """The JSON columns of a result row (options, seats, winners, scores), the same in
+    every store."""
+    return (json.dumps(r.options, sort_keys=True), json.dumps(r.seats),
+            json.dumps(list(r.winners)),
+            json.dumps({str(k): v for k, v in sorted(r.scores.items())}))
+
+
+def result_from(table_id: str, guild_id: int | None, channel_id: int, game_id: str,
+                options: str, seats: str, winners: str, scores: str, reason: str | None,
+                cooperative: Any, moves: int, started_at: datetime,
+                finished_at: datetime) -> ResultRecord:
+    """A result row read back (times already converted by the store)."""
+    return ResultRecord(
+        table_id=table_id, guild_id=guild_id, channel_id=channel_id, game_id=game_id,
+        options=json.loads(options), seats=json.loads(seats), winners=json.loads(winners),
+        scores={int(k): v for k, v in json.loads(scores).items()}, reason=reason,
+        cooperative=bool(cooperative), moves=int(moves), started_at=started_at,
+        finished_at=finished_at)
+
+
+RESULT_COLUMNS = ("table_id, guild_id, channel_id, game_id, options, seats, winners, "
+                  "scores, reason, cooperative, moves, started_at, finished_at")
+
+
 class Store(abc.ABC):
     """The persistence interface of the table service."""
 
@@ -264,6 +312,33 @@ class Store(abc.ABC):
         """Write a table exactly as given (its revision included) with its action and
         event logs, in one transaction; :class:`ChannelTaken` or :class:`StoreError` if
         it clashes with what is stored (a table of that id already exists)."""
+
+    # -- servers and results -------------------------------------------------
+
+    @abc.abstractmethod
+    async def guild_settings(self, guild_id: int) -> dict[str, Any]:
+        """A server's own settings (empty if it never chose any)."""
+
+    @abc.abstractmethod
+    async def save_guild_settings(self, guild_id: int, settings: dict[str, Any]) -> None:
+        """Replace a server's settings."""
+
+    @abc.abstractmethod
+    async def record_result(self, result: ResultRecord) -> bool:
+        """Record a finished game once (a second record of the same table is ignored);
+        true if this call recorded it."""
+
+    @abc.abstractmethod
+    async def results(self, *, guild_id: int | None = None, channel_id: int | None = None,
+                      game_id: str | None = None, limit: int | None = None
+                      ) -> list[ResultRecord]:
+        """Finished games matching every filter given, newest first (``limit``: at most
+        that many)."""
+
+    @abc.abstractmethod
+    async def finished_without_result(self, limit: int = 500) -> list[TableRecord]:
+        """Finished tables whose result is not recorded yet (a crash between the last
+        move and its record), oldest first."""
 
     # -- who runs a table's background work ----------------------------------
 

@@ -175,7 +175,40 @@ _REVISIONS_AND_LEASES = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_INITIAL, _OUTBOX_AND_MESSAGES, _REVISIONS_AND_LEASES)
+_SERVERS_AND_RESULTS = Migration(
+    4,
+    "server settings, game results",
+    (
+        # A server's own choices (a JSON object), e.g. whether tables open in threads.
+        """CREATE TABLE guild_settings (
+            guild_id   INTEGER PRIMARY KEY,
+            settings   TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )""",
+        # One row per finished game: the history, the statistics and the ratings read
+        # these, never the game states.
+        """CREATE TABLE results (
+            table_id    TEXT PRIMARY KEY REFERENCES tables (id) ON DELETE CASCADE,
+            guild_id    INTEGER,
+            channel_id  INTEGER NOT NULL,
+            game_id     TEXT NOT NULL,
+            options     TEXT NOT NULL,
+            seats       TEXT NOT NULL,
+            winners     TEXT NOT NULL,
+            scores      TEXT NOT NULL,
+            reason      TEXT,
+            cooperative INTEGER NOT NULL,
+            moves       INTEGER NOT NULL,
+            started_at  TEXT NOT NULL,
+            finished_at TEXT NOT NULL
+        )""",
+        "CREATE INDEX results_guild ON results (guild_id, finished_at)",
+        "CREATE INDEX results_channel ON results (channel_id, finished_at)",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (
+    _INITIAL, _OUTBOX_AND_MESSAGES, _REVISIONS_AND_LEASES, _SERVERS_AND_RESULTS)
 """Every migration, in version order (versions 1, 2, ... without gaps)."""
 
 LATEST = MIGRATIONS[-1].version

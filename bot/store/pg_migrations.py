@@ -153,7 +153,37 @@ _REVISIONS_AND_LEASES = Migration(
     ),
 )
 
-PG_MIGRATIONS: tuple[Migration, ...] = (_INITIAL, _OUTBOX_AND_MESSAGES, _REVISIONS_AND_LEASES)
+_SERVERS_AND_RESULTS = Migration(
+    4,
+    "server settings, game results",
+    (
+        """CREATE TABLE guild_settings (
+            guild_id   BIGINT PRIMARY KEY,
+            settings   TEXT NOT NULL,
+            updated_at TIMESTAMPTZ NOT NULL
+        )""",
+        """CREATE TABLE results (
+            table_id    TEXT COLLATE "C" PRIMARY KEY REFERENCES tables (id) ON DELETE CASCADE,
+            guild_id    BIGINT,
+            channel_id  BIGINT NOT NULL,
+            game_id     TEXT NOT NULL,
+            options     TEXT NOT NULL,
+            seats       TEXT NOT NULL,
+            winners     TEXT NOT NULL,
+            scores      TEXT NOT NULL,
+            reason      TEXT,
+            cooperative BOOLEAN NOT NULL,
+            moves       BIGINT NOT NULL,
+            started_at  TIMESTAMPTZ NOT NULL,
+            finished_at TIMESTAMPTZ NOT NULL
+        )""",
+        "CREATE INDEX results_guild ON results (guild_id, finished_at)",
+        "CREATE INDEX results_channel ON results (channel_id, finished_at)",
+    ),
+)
+
+PG_MIGRATIONS: tuple[Migration, ...] = (
+    _INITIAL, _OUTBOX_AND_MESSAGES, _REVISIONS_AND_LEASES, _SERVERS_AND_RESULTS)
 """Every PostgreSQL migration, in version order: those of SQLite, one for one."""
 
 if [(m.version, m.name) for m in PG_MIGRATIONS] != [

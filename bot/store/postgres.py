@@ -64,17 +64,21 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import asyncpg
 
+from bot.store import RESULT_COLUMNS as _RESULT_COLUMNS
 from bot.store import (
     ActionRecord,
     ChannelTaken,
     EventRecord,
     HandMessage,
     OutboxRecord,
+    ResultRecord,
     Store,
     StoreError,
     TableRecord,
     TurnMessage,
     VersionConflict,
+    result_from,
+    result_json,
     utcnow,
 )
 from bot.store.migrations import Migration
@@ -613,6 +617,49 @@ class PostgresStore(Store):
                 await conn.executemany(_INSERT_EVENT, event_rows)
 
         await self._write(work)
+
+    async def guild_settings(self, guild_id: int) -> dict[str, Any]:
+        rows = await self._fetch("SELECT settings FROM guild_settings WHERE guild_id = $1",
+                                 guild_id)
+        return dict(json.loads(rows[0][0])) if rows else {}
+
+    async def save_guild_settings(self, guild_id: int, settings: dict[str, Any]) -> None:
+        await self._execute(
+            "INSERT INTO guild_settings (guild_id, settings, updated_at) VALUES ($1, $2, $3)"
+            " ON CONFLICT (guild_id) DO UPDATE SET settings = excluded.settings,"
+            " updated_at = excluded.updated_at",
+            guild_id, json.dumps(settings, sort_keys=True), _aware(self.clock()))
+
+    async def record_result(self, result: ResultRecord) -> bool:
+        r = result
+        status = await self._execute(
+            f"INSERT INTO results ({_RESULT_COLUMNS}) VALUES ({_marks(13)})"
+            " ON CONFLICT (table_id) DO NOTHING",
+            r.table_id, r.guild_id, r.channel_id, r.game_id, *result_json(r), r.reason,
+            bool(r.cooperative), r.moves, _aware(r.started_at), _aware(r.finished_at))
+        return _count(status) == 1
+
+    async def results(self, *, guild_id: int | None = None, channel_id: int | None = None,
+                      game_id: str | None = None, limit: int | None = None
+                      ) -> list[ResultRecord]:
+        where, params = ["TRUE"], []
+        for column, value in (("guild_id", guild_id), ("channel_id", channel_id),
+                              ("game_id", game_id)):
+            if value is not None:
+                params.append(value)
+                where.append(f"{column} = ${len(params)}")
+        sql = (f"SELECT {_RESULT_COLUMNS} FROM results WHERE {' AND '.join(where)}"
+               " ORDER BY finished_at DESC, table_id DESC")
+        if limit is not None and limit >= 0:
+            sql += f" LIMIT {int(limit)}"
+        rows = await self._fetch(sql, *params)
+        return [result_from(*r) for r in rows]
+
+    async def finished_without_result(self, limit: int = 500) -> list[TableRecord]:
+        return await self._tables(
+            "status = 'finished' AND NOT EXISTS"
+            " (SELECT 1 FROM results WHERE results.table_id = tables.id)",
+            order=f"updated_at, id LIMIT {int(limit)}")
 
     async def claim_lease(self, table_id: str, owner: str, seconds: float) -> bool:
         now = _aware(self.clock())

@@ -25,17 +25,21 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
+from bot.store import RESULT_COLUMNS as _RESULT_COLUMNS
 from bot.store import (
     ActionRecord,
     ChannelTaken,
     EventRecord,
     HandMessage,
     OutboxRecord,
+    ResultRecord,
     Store,
     StoreError,
     TableRecord,
     TurnMessage,
     VersionConflict,
+    result_from,
+    result_json,
     utcnow,
 )
 from bot.store.migrations import LATEST, MIGRATIONS, IfTable, Migration
@@ -495,6 +499,52 @@ class SqliteStore(Store):
                 event_rows)
 
         await self._write(work)
+
+    async def guild_settings(self, guild_id: int) -> dict[str, Any]:
+        rows = await self._fetch("SELECT settings FROM guild_settings WHERE guild_id = ?",
+                                 (guild_id,))
+        return dict(json.loads(rows[0][0])) if rows else {}
+
+    async def save_guild_settings(self, guild_id: int, settings: dict[str, Any]) -> None:
+        values = (guild_id, json.dumps(settings, sort_keys=True), _ts(self.clock()))
+        await self._write(lambda conn: conn.execute(
+            "INSERT INTO guild_settings (guild_id, settings, updated_at) VALUES (?, ?, ?)"
+            " ON CONFLICT (guild_id) DO UPDATE SET settings = excluded.settings,"
+            " updated_at = excluded.updated_at", values))
+
+    async def record_result(self, result: ResultRecord) -> bool:
+        r = result
+        values = (r.table_id, r.guild_id, r.channel_id, r.game_id, *result_json(r), r.reason,
+                  int(r.cooperative), r.moves, _ts(r.started_at), _ts(r.finished_at))
+
+        def work(conn: sqlite3.Connection) -> bool:
+            cur = conn.execute(
+                f"INSERT INTO results ({_RESULT_COLUMNS}) VALUES ({', '.join('?' * 13)})"
+                " ON CONFLICT (table_id) DO NOTHING", values)
+            return cur.rowcount == 1
+
+        return await self._write(work)
+
+    async def results(self, *, guild_id: int | None = None, channel_id: int | None = None,
+                      game_id: str | None = None, limit: int | None = None
+                      ) -> list[ResultRecord]:
+        where, params = ["1 = 1"], []
+        for column, value in (("guild_id", guild_id), ("channel_id", channel_id),
+                              ("game_id", game_id)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        sql = (f"SELECT {_RESULT_COLUMNS} FROM results WHERE {' AND '.join(where)}"
+               " ORDER BY finished_at DESC, table_id DESC")
+        if limit is not None and limit >= 0:
+            sql += f" LIMIT {int(limit)}"
+        rows = await self._fetch(sql, tuple(params))
+        return [result_from(*r[:11], _dt(r[11]), _dt(r[12])) for r in rows]  # type: ignore[arg-type]
+
+    async def finished_without_result(self, limit: int = 500) -> list[TableRecord]:
+        return await self._tables(
+            "status = 'finished' AND id NOT IN (SELECT table_id FROM results)", (),
+            order=f"updated_at, id LIMIT {int(limit)}")
 
     async def claim_lease(self, table_id: str, owner: str, seconds: float) -> bool:
         def work(conn: sqlite3.Connection) -> bool:

@@ -88,12 +88,15 @@ class CopyReport:
     hand_messages: int = 0
     turn_messages: int = 0
     dm_closed: int = 0
+    results: int = 0
+    guild_settings: int = 0
     dropped_outboxes: int = 0
 
     def summary(self) -> str:
         text = (f"{self.tables} table(s), {self.actions} action(s), {self.events} event(s),"
                 f" {self.hand_messages} hand message(s), {self.turn_messages} turn"
-                f" message(s), {self.dm_closed} closed-DM mark(s)")
+                f" message(s), {self.dm_closed} closed-DM mark(s), {self.results} game"
+                f" result(s), {self.guild_settings} server setting(s)")
         if self.dropped_outboxes:
             text += f"; {self.dropped_outboxes} undelivered announcement(s) left behind"
         return text
@@ -171,6 +174,7 @@ async def copy_store(
 
     report = CopyReport(dropped_outboxes=len(undelivered))
     users: set[int] = set()
+    guilds: set[int] = set()
     ids = await source.all_table_ids()
     for done, table_id in enumerate(ids, start=1):
         snap = await _read_table(source, table_id)
@@ -187,6 +191,8 @@ async def copy_store(
         report.hand_messages += len(snap.hands)
         report.turn_messages += snap.turn is not None
         users |= _user_ids(snap.rec, snap.hands)
+        if snap.rec.guild_id is not None:
+            guilds.add(snap.rec.guild_id)
         if progress is not None:
             progress(done, len(ids), table_id)
 
@@ -196,6 +202,15 @@ async def copy_store(
         for user_id in sorted(await source.dm_closed_among(chunk)):
             await target.set_dm_closed(user_id, True)
             report.dm_closed += 1
+    # The history (after every table: a result belongs to its table) and the servers'
+    # own settings.
+    for result in reversed(await source.results()):
+        report.results += await target.record_result(result)
+    for guild_id in sorted(guilds):
+        settings = await source.guild_settings(guild_id)
+        if settings:
+            await target.save_guild_settings(guild_id, settings)
+            report.guild_settings += 1
     return report
 
 

@@ -449,3 +449,16 @@ class LobbyPart(ServiceBase):
                     if t.status.live and t.seat_of(user_id):
                         out.append(self._info(t))
         return out
+
+    # -- the server's own choices ------------------------------------------------
+
+    async def guild_threads(self, guild_id: int) -> bool:
+        """Whether ``/table new`` opens tables in a thread by default in this server."""
+        return (await self.store.guild_settings(guild_id)).get("threads") is True
+
+    async def set_guild_threads(self, guild_id: int, on: bool) -> None:
+        """The server's default for table threads (Manage Server decides, in the cog)."""
+        check_id(guild_id, "server")
+        settings = await self.store.guild_settings(guild_id)
+        settings["threads"] = bool(on)
+        await self.store.save_guild_settings(guild_id, settings)

@@ -12,6 +12,7 @@ delivery never has to ask the service again.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -26,6 +27,7 @@ from bot.tables.errors import (
     NotYourTurn,
     StaleVersion,
 )
+from bot.tables.history import result_of
 from bot.tables.live import ServiceBase, Table, check_id, clean_name, seat_dict
 from bot.tables.lobby import no_such_seat
 from bot.tables.models import (
@@ -42,6 +44,8 @@ from engines import core
 from engines.core import Action, Event, Game, GameState, Seat, View
 
 __all__ = ["STALE", "PlayPart"]
+
+log = logging.getLogger("fabletop.tables")
 
 T = TypeVar("T")
 
@@ -339,7 +343,20 @@ class PlayPart(ServiceBase):
         t.rec, t.state, t.views, t.views_key = rec, state, staged.views, staged.views_key
         if not t.status.live:
             self._forget(t)
+        if t.status is TableStatus.FINISHED and state is not None:
+            await self._record_result(t, state)
         return replace(outbox, id=outbox_id)
+
+    async def _record_result(self, t: Table, state: GameState) -> None:
+        """The finished game's line in the history. Best effort after the commit: a
+        process stopped before it records it at its next start (``backfill_results``)."""
+        outcome = t.game.outcome(state)
+        if outcome is None:
+            return
+        try:
+            await self.store.record_result(result_of(t.rec, outcome, t.game.cooperative))
+        except Exception:
+            log.exception("could not record the result of table %s", t.rec.id)
 
     def _make_outbox(
         self,

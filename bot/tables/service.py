@@ -42,6 +42,7 @@ from typing import Any
 
 from bot.tables.agents import EngineAgents
 from bot.tables.ai import AIPart
+from bot.tables.history import backfill_results
 from bot.tables.live import Table
 from bot.tables.lobby import LobbyPart
 from bot.tables.timers import TimersPart
@@ -110,6 +111,7 @@ class TableService(LobbyPart, AIPart, TimersPart):
         self._opened = True
         for t in list(self._live.values()):
             self._kick_ai(t)
+        await backfill_results(self.store)
 
     async def close(self) -> None:
         """Stop background work (AI tasks, timer loops) and close the store."""

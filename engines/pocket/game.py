@@ -270,6 +270,7 @@ class Pocket(Game[PocketState, Any]):
     name = "Fairy Tale in My Pocket"
     min_players = 1
     max_players = 4
+    cooperative = True
     has_secrets = True  # the deck order, the set-aside cards, the tile stacks
     Options = PocketOptions
     State = PocketState
