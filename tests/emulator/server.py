@@ -197,6 +197,9 @@ class Emulator:
         self.guild_commands: dict[int, dict[int, dict[str, Any]]] = {}
         self.open_modals: dict[int, Interaction] = {}  # user id -> interaction that opened one
         self.faults = Faults()
+        self.app_permissions = ALL_PERMISSIONS
+        """The bot's permissions as interactions report them (``app_permissions``): a
+        test takes some away to see the bot say so."""
         self.gateway = Gateway(self)
         self.requests: list[RestCall] = []
         self.api_errors: list[tuple[str, str, ApiError]] = []
@@ -509,7 +512,7 @@ class Emulator:
             "version": 1,
             "channel_id": str(channel.id),
             "channel": channel.to_api(),
-            "app_permissions": str(ALL_PERMISSIONS),
+            "app_permissions": str(self.app_permissions),
             "locale": "en-US",
             "entitlements": [],
             "attachment_size_limit": limits.ATTACHMENT_MAX_BYTES,
