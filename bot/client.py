@@ -55,7 +55,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-CORE_COGS = ("bot.cogs.lobby", "bot.cogs.admin")
+CORE_COGS = ("bot.cogs.lobby", "bot.cogs.admin", "bot.cogs.history")
 """The cogs every bot has; each game adds its own (``GameSpec.cog``)."""
 
 OUTBOX_LEASE = 120.0

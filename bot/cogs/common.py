@@ -18,7 +18,7 @@ from discord.ext import commands
 
 from bot.delivery import CANNOT_POST
 from bot.replies import acknowledge, display_name, private
-from bot.tables import NoTable, TableInfo, TableService, TableStatus, UserError
+from bot.tables import NoTable, TableInfo, TableService, TableStatus, UnknownGame, UserError
 from bot.ui.texts import quote
 
 if TYPE_CHECKING:
@@ -247,3 +247,31 @@ def _value(raw: str) -> Any:
         return float(raw)
     except ValueError:
         return raw
+
+
+# -- choosing a game by name ---------------------------------------------------
+
+
+def match_game(text: str) -> str:
+    """A game id from an id or a (partial) name typed by hand."""
+    games = TableService.games()
+    low = text.strip().lower()
+    for game_id, name in games:
+        if low in (game_id, name.lower()):
+            return game_id
+    hits = [gid for gid, name in games if low and (low in gid or low in name.lower())]
+    if len(hits) == 1:
+        return hits[0]
+    known = ", ".join(name for _, name in games)
+    raise UnknownGame(f"There is no game called '{quote(text, 40)}'. Games: {known}.")
+
+
+async def game_autocomplete(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    low = current.lower()
+    return [
+        app_commands.Choice(name=name, value=game_id)
+        for game_id, name in TableService.games()
+        if low in name.lower() or low in game_id
+    ][:25]

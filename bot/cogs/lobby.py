@@ -16,7 +16,15 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.common import delivery_of, display_name, parse_options, service_of
+from bot.cogs.common import (
+    delivery_of,
+    display_name,
+    game_autocomplete,
+    match_game,
+    parse_options,
+    service_of,
+)
+from bot.cogs.history import history_text
 from bot.delivery import CANNOT_POST
 from bot.lobby_clicks import lobby_text, lobby_view
 from bot.replies import AT_ONCE, acknowledge, log_fault, private
@@ -78,36 +86,11 @@ def rules_text(game_id: str) -> str:
 # --------------------------------------------------------------------------- autocomplete
 
 
-def _match_game(text: str) -> str:
-    """A game id from an id or a (partial) name typed by hand."""
-    games = TableService.games()
-    low = text.strip().lower()
-    for game_id, name in games:
-        if low in (game_id, name.lower()):
-            return game_id
-    hits = [gid for gid, name in games if low and (low in gid or low in name.lower())]
-    if len(hits) == 1:
-        return hits[0]
-    known = ", ".join(name for _, name in games)
-    raise UnknownGame(f"There is no game called '{quote(text, 40)}'. Games: {known}.")
-
-
 CANNOT_LOBBY = (
     "I could not post the lobby message in this channel, so nobody can see its Join and "
     "Start buttons. Please give me View Channel, Send Messages and Read Message History "
     "here; `/table join` and `/table start` work meanwhile."
 )
-
-
-async def game_autocomplete(
-    interaction: discord.Interaction, current: str
-) -> list[app_commands.Choice[str]]:
-    low = current.lower()
-    return [
-        app_commands.Choice(name=name, value=game_id)
-        for game_id, name in TableService.games()
-        if low in name.lower() or low in game_id
-    ][:25]
 
 
 async def rules_autocomplete(
@@ -156,7 +139,7 @@ async def options_autocomplete(
     interaction: discord.Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
     try:
-        game_id = _match_game(str(getattr(interaction.namespace, "game", "") or ""))
+        game_id = match_game(str(getattr(interaction.namespace, "game", "") or ""))
     except ValueError:
         return []
     own = get_ui(game_id).option_suggestions(str(current))
@@ -253,7 +236,7 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
         thread: bool | None = None,
     ) -> None:
         service = service_of(interaction)
-        game_id = _match_game(game)
+        game_id = match_game(game)
         ui = get_ui(game_id)
         opts = ui.table_options(parse_options(options))
         host = display_name(interaction.user)
@@ -402,6 +385,11 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
             if on else "From now on `/table new` opens tables in the channel itself.")
             + (f" Note: I lack {' and '.join(missing)} here, so in this channel tables "
                "will still open in the channel." if missing else ""))
+
+    @app_commands.command(name="history", description="The recent games of this channel")
+    async def history(self, interaction: discord.Interaction) -> None:
+        await private(interaction, await history_text(service_of(interaction),
+                                                      _channel(interaction)))
 
     @app_commands.command(name="status", description="Who sits where and whose turn it is")
     async def status(self, interaction: discord.Interaction) -> None:
