@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import logging
+import math
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.common import (
+    Cooldown,
     delivery_of,
     display_name,
     game_autocomplete,
@@ -27,6 +29,7 @@ from bot.cogs.common import (
 from bot.cogs.history import history_text
 from bot.delivery import CANNOT_POST
 from bot.lobby_clicks import lobby_text, lobby_view
+from bot.replays import channel_replay
 from bot.replies import AT_ONCE, acknowledge, log_fault, private
 from bot.tables import NoTable, TableInfo, TableService, TableStatus, UnknownGame, UserError
 from bot.threads import can_hold_threads, close_starter, missing_permissions, open_thread
@@ -85,6 +88,9 @@ def rules_text(game_id: str) -> str:
 
 # --------------------------------------------------------------------------- autocomplete
 
+
+REPLAY_COOLDOWN = 60.0
+"""Seconds between two replays one member asks for in one channel."""
 
 CANNOT_LOBBY = (
     "I could not post the lobby message in this channel, so nobody can see its Join and "
@@ -216,6 +222,8 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
 
     def __init__(self, bot: FabletopBot) -> None:
         self.bot = bot
+        # A replay costs seconds of drawing: one per member and channel a minute.
+        self.replays = Cooldown(REPLAY_COOLDOWN)
         super().__init__()
 
     @app_commands.command(name="new", description="Open a game table in this channel")
@@ -385,6 +393,31 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
             if on else "From now on `/table new` opens tables in the channel itself.")
             + (f" Note: I lack {' and '.join(missing)} here, so in this channel tables "
                "will still open in the channel." if missing else ""))
+
+    @app_commands.command(name="replay",
+                          description="An animation of this channel's last finished game")
+    @app_commands.describe(game="The game (or a table id) to replay; default: the last one")
+    async def replay(self, interaction: discord.Interaction, game: str | None = None) -> None:
+        # The command tree has deferred privately: refusals stay private, and the
+        # replay itself is posted as a channel message of its own (a deferred answer's
+        # visibility is fixed when it is deferred).
+        channel = _channel(interaction)
+        key = f"replay:{channel}"
+        wait = self.replays.take(interaction.user.id, key)
+        if wait:
+            await private(interaction,
+                          f"You can ask for another replay here in {math.ceil(wait)} s.")
+            return
+        try:
+            anim = await channel_replay(service_of(interaction), channel, game,
+                                        renderer=delivery_of(interaction).draw)
+            sent = await interaction.client.get_partial_messageable(channel).send(
+                literal(anim.summary), file=discord.File(io.BytesIO(anim.data), anim.filename),
+                allowed_mentions=discord.AllowedMentions.none())
+        except BaseException:
+            self.replays.give_back(interaction.user.id, key)
+            raise
+        await private(interaction, f"The replay is posted: {sent.jump_url}")
 
     @app_commands.command(name="history", description="The recent games of this channel")
     async def history(self, interaction: discord.Interaction) -> None:

@@ -155,6 +155,30 @@ class LeakCheck:
         who = "the public" if seat is None else f"seat {seat}'s"
         raise AssertionError(f"{msg!r}: its picture is not {who} view at any version")
 
+    def _check_animation(self, msg: Message, data: bytes) -> None:
+        """A replay: every frame is exactly the public board of the version it names
+        (with its caption), and no caption names what was hidden at its version (a
+        Recipe is rightly named by the caption of the move that cooks it)."""
+        import renderers
+        from renderers.animation import frames_of, read_meta, redraw
+
+        meta = read_meta(data)
+        assert meta is not None, f"{msg!r}: a GIF that is not a Fabletop replay"
+        game, pictures = self.rep.game, []
+        for version in meta["steps"]:
+            self._view_digest(version, None)  # the public view must not move with secrets
+            view = game.view(self.rep.states[version], None)
+            pictures.append(renderers.render(game.id, view, names=self.rep.names))
+        shown, expected = frames_of(data), redraw(pictures, meta)
+        assert len(shown) == len(expected), f"{msg!r}: frames do not match their steps"
+        for i, (a, b) in enumerate(zip(shown, expected, strict=True)):
+            assert a.tobytes() == b.tobytes(), f"{msg!r}: frame {i} is not a public board"
+        for version, caption in zip(meta["steps"], meta["captions"], strict=True):
+            for pattern in fragment_patterns(game, self.rep.states[version]):
+                hit = pattern.search(caption)
+                assert hit is None, f"{msg!r}: a caption reveals {hit.group(0)!r}"
+        self.checked_images += len(shown)
+
     # -- text and ids --------------------------------------------------------------------
 
     def _fragments(self) -> list[re.Pattern[str]]:
@@ -198,6 +222,10 @@ class LeakCheck:
                 if not attachment.content_type.startswith("image/"):
                     continue
                 seat = self._viewer_seat(msg)
+                if attachment.content_type == "image/gif":  # a replay (/table replay)
+                    assert seat == "public", f"{msg!r}: an animation sent privately"
+                    self._check_animation(msg, attachment.data)
+                    continue
                 if seat == "public":
                     next_public = self._check_image(msg, attachment.data, None, next_public)
                 elif seat is not None:

@@ -133,6 +133,8 @@ class Attachment:
             return "image/png"
         if self.data[:3] == b"\xff\xd8\xff":
             return "image/jpeg"
+        if self.data[:6] in (b"GIF87a", b"GIF89a"):
+            return "image/gif"
         if self.data.lstrip()[:1] in (b"{", b"["):
             return "application/json"
         return "application/octet-stream"
