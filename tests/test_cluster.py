@@ -13,17 +13,16 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bot.settings import Settings
 from bot.store import Store
-from bot.store.factory import store_for
 from bot.tables import NotPlaying, Outbox, StaleVersion, TableService, TableStatus
 from bot.tables.errors import TableChanged
 from engines.core import Action, Game, Rng, Seat
+from tests.conftest import Backend
 from tests.toy_game import TOY_ID, ToyAgent, ToyAgents, toy_registered
 
 CH, GUILD = 700, 1
@@ -64,15 +63,11 @@ class CountingAgents(ToyAgents):
 
 
 @pytest.fixture
-def target(tmp_path: Path) -> str:
-    return str(tmp_path / "cluster.db")
-
-
-@pytest.fixture
-async def pair(target: str) -> AsyncIterator[tuple[TableService, TableService]]:
+async def pair(backend: Backend) -> AsyncIterator[tuple[TableService, TableService]]:
+    """Two services, as two processes, on one database of each backend."""
     clock = Clock()
-    a = TableService(store_for(target), clock=clock, agents=CountingAgents())
-    b = TableService(store_for(target), clock=clock, agents=CountingAgents())
+    a = TableService(backend.store(), clock=clock, agents=CountingAgents())
+    b = TableService(backend.store(), clock=clock, agents=CountingAgents())
     await a.open()
     await b.open()
     try:
@@ -209,9 +204,9 @@ async def test_one_process_plays_a_tables_ai_seats(
     assert a.replaced_choices == b.replaced_choices == 0
 
 
-async def test_a_lease_has_one_holder_and_expires(target: str) -> None:
+async def test_a_lease_has_one_holder_and_expires(backend: Backend) -> None:
     clock = Clock()
-    one, two = store_for(target, clock=clock), store_for(target, clock=clock)
+    one, two = backend.store(clock=clock), backend.store(clock=clock)
     await asyncio.gather(one.open(), two.open())
     try:
         svc = TableService(one, clock=clock, agents=ToyAgents())
