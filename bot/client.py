@@ -91,6 +91,9 @@ def user_message(error: BaseException) -> str | None:
         return "Tables live in server channels; use this command in a server."
     if isinstance(error, app_commands.CheckFailure):
         return str(error) or "You cannot use this command."
+    if isinstance(error, app_commands.CommandNotFound):
+        return ("That command is not one of mine any more (Discord may still be updating "
+                "its list): type / to see the commands there are.")
     if isinstance(error, app_commands.TransformerError | app_commands.CommandSignatureMismatch):
         return "I could not understand that command; try again (Discord may be updating it)."
     return None

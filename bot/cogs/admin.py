@@ -9,6 +9,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.replies import acknowledge
+from bot.tables import UserError
 
 if TYPE_CHECKING:
     from bot.client import FabletopBot
@@ -37,10 +38,12 @@ class Admin(commands.GroupCog, group_name="admin", group_description="Bot owner 
     async def sync(
         self, interaction: discord.Interaction, scope: Literal["here", "global"] = "here"
     ) -> None:
+        if scope not in ("here", "global"):  # an old or forged registration
+            raise UserError("The scope is here (this server) or global (every server).")
         await acknowledge(interaction)
         guild_id = interaction.guild_id if scope == "here" else None
         if scope == "here" and guild_id is None:
-            raise ValueError("There is no server here; use scope:global.")
+            raise UserError("There is no server here; use scope:global.")
         synced = await self.bot.sync_commands(guild_id)
         where = "this server" if guild_id else "every server (may take up to an hour)"
         await interaction.followup.send(

@@ -176,7 +176,7 @@ class Crossroads(GameCommands, name="crossroads", group_name="crossroads",
     def _seat_index(info: TableInfo, view: Any, user_id: int, player: Any, seat: int | None
                     ) -> int:
         if seat is not None:
-            if seat > len(info.seats):
+            if not 1 <= seat <= len(info.seats):
                 raise UserError(f"This table has seats 1 to {len(info.seats)}.")
             return seat - 1
         if player is not None:

@@ -32,6 +32,7 @@ from bot.lobby_clicks import lobby_text, lobby_view
 from bot.replays import channel_replay
 from bot.replies import AT_ONCE, acknowledge, log_fault, private
 from bot.tables import NoTable, TableInfo, TableService, TableStatus, UnknownGame, UserError
+from bot.tables.lobby import MAX_REMINDER_MINUTES
 from bot.threads import can_hold_threads, close_starter, missing_permissions, open_thread
 from bot.turns import ANNOUNCE_FAILED
 from bot.ui.games import get_ui
@@ -240,7 +241,7 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
         interaction: discord.Interaction,
         game: str,
         options: str | None = None,
-        reminder_minutes: app_commands.Range[float, 0, 1440] | None = None,
+        reminder_minutes: app_commands.Range[float, 0.0, MAX_REMINDER_MINUTES] | None = None,
         thread: bool | None = None,
     ) -> None:
         service = service_of(interaction)

@@ -253,6 +253,11 @@ class Winter(GameCommands, name="winter", group_name="winter",
         text = str(text).strip()
         if not text:
             raise UserError("Write the passage to tell: it is empty.")
+        if side is not None and side not in ("spring", "winter"):
+            raise UserError("The side is Spring or Winter.")
+        if side is not None and card is None:
+            raise UserError("A side goes with a Story card: add `card:`, or tell without "
+                            "`side:`.")
 
         def decide(_info: TableInfo, view: View, legal: list[Action]) -> Action:
             if card is None:
