@@ -58,8 +58,10 @@ log = logging.getLogger(__name__)
 CORE_COGS = ("bot.cogs.lobby", "bot.cogs.admin", "bot.cogs.history")
 """The cogs every bot has; each game adds its own (``GameSpec.cog``)."""
 
-OUTBOX_LEASE = 120.0
-"""Seconds a process holds an undelivered outbox it claimed before another may."""
+OUTBOX_LEASE = 30.0
+"""Seconds a process holds an undelivered outbox it claimed before another may (short:
+a process killed while delivering holds its claims this long, and a second delivery is
+harmless, its messages carry nonces)."""
 UNKNOWN_COMPONENT = "I do not understand this button or menu; nothing was changed."
 UNKNOWN_FORM = "I do not know this form; nothing was changed."
 
@@ -299,7 +301,7 @@ class FabletopBot(commands.Bot):
         while True:
             await asyncio.sleep(every)
             try:
-                await self.deliver_undelivered(older_than=60.0)
+                await self.deliver_undelivered(older_than=OUTBOX_LEASE)
             except Exception:
                 log.exception("the outbox sweep failed")
 

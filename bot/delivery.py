@@ -287,6 +287,16 @@ class Delivery:
     async def _deliver(self, outbox: Outbox, interaction: discord.Interaction | None,
                        superseded: bool) -> bool:
         info = outbox.table
+        if outbox.id is not None:
+            shown = await self._turn_message(info.id)
+            if shown is not None and shown.version > outbox.version:
+                # Overtaken: a newer version is already in the channel (delivered before a
+                # restart, or by another process, while this one failed). Posting it now
+                # would take the buttons and the hands back to an older turn.
+                log.info("outbox %s of table %s (v%d) was overtaken by v%d: not shown",
+                         outbox.id, info.id, outbox.version, shown.version)
+                await self.store.mark_delivered(outbox.id)
+                return True
         if superseded:
             # A newer version is already waiting: it brings the board and the buttons.
             outbox = replace(outbox, public_view=None, seats=tuple(
@@ -509,7 +519,11 @@ class Delivery:
         catch up with the table (a snapshot outbox, no news)."""
         info = outbox.table
         prev = await self._turn_message(info.id)
-        if prev is not None and prev.has_buttons and prev.version != info.version:
+        if prev is not None and prev.version > info.version:
+            # A move was delivered since the snapshot was taken (a click during the
+            # catch-up): it brought the current buttons and hands; nothing is stale.
+            return
+        if prev is not None and prev.has_buttons and prev.version < info.version:
             await self._strip_buttons(prev.channel_id, prev.message_id)
             await self.store.save_turn_message(replace(prev, has_buttons=False))
             self._turns[info.id] = replace(prev, has_buttons=False)

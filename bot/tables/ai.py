@@ -28,7 +28,7 @@ AI_SALT = 0xA1_C0FFEE
 BACKLOG = 3
 """Deliveries of one table's AI moves that may be under way while its AI plays on."""
 
-LEASE_SECONDS = 120.0
+LEASE_SECONDS = 30.0
 """How long a process may play a table's AI seats before it must renew its lease: far
 longer than one move's thinking; a process that dies holding it delays the table's AI
 by at most this, since every process looks for ownerless AI turns on its timer pass."""

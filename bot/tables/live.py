@@ -343,6 +343,9 @@ class ServiceBase:
                 continue
             if t.ai_task is not None and not t.ai_task.done():
                 continue
+            if any(t.seats[s].is_ai for s in t.to_act() if s < len(t.rec.seats)):
+                continue  # an AI is to act (its lease held elsewhere, maybe by a dead
+                # process): the timer pass must still see it to pick the turn up
             t.state, t.views, t.views_key = None, {}, None
             t.rec = replace(t.rec, state=None)
             shed += 1
