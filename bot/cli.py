@@ -10,6 +10,7 @@
     fabletop backup [FILE]         # a consistent copy of the SQLite database, bot running
     fabletop export-db --to TARGET # copy every table to PostgreSQL (or another SQLite file)
     fabletop import-db --from SRC  # copy every table of SRC into the configured database
+    fabletop --version             # fabletop 0.1.0
 
 Every import that is not needed to parse the arguments happens in the command that
 needs it, so ``fabletop --help`` answers at once.
@@ -31,9 +32,29 @@ from pydantic import ValidationError
 if TYPE_CHECKING:  # the store is imported by the commands that use it (fast --help)
     from bot.store import Store
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "version"]
 
 log = logging.getLogger("fabletop")
+
+
+def version() -> str:
+    """The installed package's version; from a checkout that was never installed, the
+    version pyproject.toml declares (``unknown`` if neither can be read)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("fabletop")
+    except PackageNotFoundError:
+        pass
+    import tomllib
+
+    try:
+        data = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml")
+                             .read_text(encoding="utf-8"))
+        return str(data["project"]["version"])
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        return "unknown"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,6 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="fabletop",
         description="Fabletop: fairy-tale tabletop games in Discord channels.",
     )
+    parser.add_argument("-V", "--version", action="version", version=f"fabletop {version()}",
+                        help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser(

@@ -3,7 +3,9 @@
 :func:`text_board` turns a view (never a raw state) into readable lines. Games with a
 dedicated text board name it in their declaration (``GameSpec.text_board``); every other game gets
 :func:`generic_board`, a tidy dump of its view's fields, so a new game is playable in
-the console from day one.
+the console from day one. Every board ends with a key to its symbols: the board's own
+(a ``Key:`` line), else the one :mod:`renderers.text_keys` works out for it.
+Winter Tales' board is :func:`renderers.text_winter.winter_tales_board`.
 
 >>> from engines.core import View
 >>> print(generic_board(View(seat=None, players=2)))
@@ -12,6 +14,7 @@ players: 2
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from typing import Any
 
@@ -28,12 +31,19 @@ def _default_name(seat: int) -> str:
 
 def text_board(game_id: str, view: BaseModel, name: NameFn | None = None) -> str:
     """A text picture of ``view``; ``name`` turns seat numbers into player names. The
-    game's declaration names its own text board; any other game gets every field."""
+    game's declaration names its own text board; any other game gets every field.
+    Every board ends with a key to its symbols: its own, or the one
+    :mod:`renderers.text_keys` has for it."""
     from engines.catalog import resolve, spec
+    from renderers.text_keys import key_for
 
+    name = name or _default_name
     target = spec(game_id).text_board
     board = resolve(target) if target is not None else generic_board
-    return str(board(view, name or _default_name))
+    text = str(board(view, name)).rstrip("\n")
+    if not any(line.startswith("Key:") for line in text.splitlines()):
+        text += "\n" + key_for(target, view, name)
+    return text
 
 
 # --------------------------------------------------------------------------- generic
@@ -153,7 +163,8 @@ def fairy_tale_inn_board(view: Any, name: NameFn | None = None) -> str:
     for slot in view.guest_list:
         cost = "free" if slot.cost == 0 else f"{slot.cost} gold"
         slots.append(f"{slot.slot}) {slot.name or '(empty)'} [{cost}]")
-    lines.append("Guest List: " + "  ".join(slots))
+    lines.append(textwrap.fill("Guest List: " + "  ".join(slots), 88,
+                               subsequent_indent="            "))
     gold = []
     for seat, amount in enumerate(view.gold):
         start = ", started" if seat == view.starter else ""
@@ -161,13 +172,14 @@ def fairy_tale_inn_board(view: Any, name: NameFn | None = None) -> str:
         if view.winners is None and view.end_preview and view.end_preview[seat]:
             preview = f", +{view.end_preview[seat]} at the end so far"
         gold.append(f"{name(seat)} (seat {seat + 1}{start}): {amount} gold{preview}")
-    lines.append("Gold: " + "; ".join(gold))
+    lines.append(textwrap.fill("Gold: " + "; ".join(gold), 88, subsequent_indent="      "))
     extras = [f"{k} {v}" for k, v in view.companions_left.items()]
     lines.append(f"Bag: {view.bag_count} token(s) left"
                  + (f"; companions left: {', '.join(extras)}" if extras else ""))
     legend = ", ".join(f"{codes[n]} {n}" for n in names)
-    lines.append(f"Key: {legend}. Rooms: +1/+2 gold, x no abilities, T extra turn. "
-                 "* = latest turn, ~ = ability cancelled, digit = owner's seat.")
+    lines.append(textwrap.fill(
+        f"Key: {legend}. Rooms: +1/+2 gold, x no abilities, T extra turn. * = latest turn, "
+        "~ = ability cancelled, digit = owner's seat.", 88, subsequent_indent="  "))
     return "\n".join(lines)
 
 

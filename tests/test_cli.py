@@ -372,3 +372,53 @@ async def test_an_unreachable_discord_or_a_refused_token_is_one_plain_line(
         "fabletop: Discord refused the token. Reset it in the developer portal (your "
         "application -> Bot -> Reset Token) and paste it after DISCORD_TOKEN= in your .env."
     ]
+
+
+# --------------------------------------------------------------------------- --version
+
+
+@pytest.mark.parametrize("flag", ["--version", "-V"])
+def test_version_prints_the_package_version(flag: str,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as exc:
+        cli.main([flag])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out == f"fabletop {version('fabletop')}\n"
+
+
+def test_version_of_a_checkout_that_was_never_installed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.metadata
+    import tomllib
+
+    def not_installed(name: str) -> str:
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", not_installed)
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert cli.version() == declared
+
+
+def test_version_and_help_stay_fast() -> None:
+    """--version answers without the bot, the games or Discord."""
+    import subprocess
+
+    code = ("import sys, bot.cli\n"
+            "try:\n    bot.cli.main(['--version'])\nexcept SystemExit:\n    pass\n"
+            "sys.exit(any(m in sys.modules for m in ('bot.tables', 'engines', 'discord', "
+            "'bot.console')))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True)
+    assert done.returncode == 0 and done.stdout.startswith("fabletop ")
+
+
+def test_play_help_is_forwarded_and_lists_the_games(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["play", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: fabletop play")
+    for game_id in ("fairy-tale-inn", "treasure", "winter-tales", "crossroads-inn", "pocket"):
+        assert f"\n  {game_id} " in out
+    assert "AI levels: random, greedy, mcts" in out and "examples:" in out

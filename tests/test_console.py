@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,9 +28,12 @@ def test_full_game_against_the_ai(tmp_path: Path) -> None:
     )
     assert code == 0, err
     assert "New Fairy Tale Inn table" in out and "(seed 5)" in out
-    assert "Ann, your move:" in out and "Take " in out  # named, numbered moves
+    # named moves in short menus: a Guest List slot, then a column
+    assert "Who plays?" not in out  # naming an AI level says who plays
+    assert "Ann, your move:" in out and "into which column?" in out
     assert "AI (greedy) took" in out  # AI moves arrive through the listener
-    assert "Game over" in out and out.count("Board image:") > 5
+    # the picture is rewritten after every move; its path is told once
+    assert "Game over" in out and out.count("Board image:") == 1
     png = (tmp_path / "board.png").read_bytes()
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     assert (tmp_path / "console.db").exists()
@@ -50,7 +55,7 @@ def test_hot_seat_game_is_the_same_service(tmp_path: Path) -> None:
 def test_quit_and_resume(tmp_path: Path) -> None:
     args = ["fairy-tale-inn", "--hotseat", "--data-dir", str(tmp_path), "--seed", "3",
             "--no-png"]
-    code, out, _ = run(args, "1\n1\nq\n")
+    code, out, _ = run(args, "1\n1\n1\n1\nq\n")  # two moves, each a slot and a column
     assert code == 0 and "Saved. Run the same command to resume" in out
     code, out, _ = run(args, "q\n")
     assert code == 0 and "Resuming your unfinished Fairy Tale Inn game (move 2)" in out
@@ -64,13 +69,15 @@ def test_bad_input_is_explained_and_changes_nothing(tmp_path: Path) -> None:
     code, out, _ = run(
         ["fairy-tale-inn", "--hotseat", "--data-dir", str(tmp_path), "--seed", "3",
          "--no-png"],
-        "abc\n999\n0\nh\nb\nl\n1\nl\nq\n",
+        "abc\n999\n0\nh\nb\nl\n1\n1\nl\nq\n",
     )
     assert code == 0
-    assert out.count("Please type a move number from 1 to") == 3
-    assert "b  show the board again" in out
-    assert "(nothing yet)" in out  # the log before any move
-    assert "Saved." in out
+    assert out.count("Please type a number from 1 to") == 2  # abc, 999
+    assert "This is the first menu of your move." in out  # 0 (back) with nowhere to go
+    assert "board (b)    the board again" in out  # h
+    assert "Nothing has happened yet." in out  # the log before any move
+    assert "The latest moves:" in out  # the log after one
+    assert "Saved." in out and "Traceback" not in out
 
 
 def test_menus_when_arguments_are_missing(tmp_path: Path) -> None:
@@ -115,3 +122,353 @@ def test_a_game_without_renderer_or_text_board(tmp_path: Path) -> None:
     assert "No board image: there is no board image for Toy Nim yet" in out
     assert "pile left: 4" in out  # the generic text board
     assert "take n=1" in out and "Game over" in out
+
+
+# --------------------------------------------------------------------------- scripted play
+
+
+class Screen(io.StringIO):
+    """The console's stdout in a test; remembers its last characters, which is what
+    the scripted player reads to know which prompt it is at."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tail = ""
+
+    def write(self, text: str) -> int:
+        self.tail = (self.tail + text)[-400:]
+        return super().write(text)
+
+
+class Player(io.TextIOBase):
+    """Scripted stdin, read through the console's own input: first ``lines``, then one
+    answer per prompt: ``default`` at a move, some words where the console asks for
+    them, ``again`` (then "n") at "Play again?". After ``limit`` answers the input ends,
+    so a game that does not end cannot hang the test."""
+
+    WORDS = "The snow fell on Wintertown."
+
+    def __init__(self, screen: Screen, lines: Sequence[str] = (), *, default: str = "1",
+                 again: Sequence[str] = (), limit: int = 600) -> None:
+        self.screen, self.lines, self.again = screen, list(lines), list(again)
+        self.default, self.limit, self.answers = default, limit, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        if self.lines:
+            return self.lines.pop(0) + "\n"
+        tail = self.screen.tail
+        if tail.endswith("Play again? [y/N] "):
+            return (self.again.pop(0) if self.again else "n") + "\n"
+        self.answers += 1
+        if self.answers > self.limit:
+            return ""
+        if tail.endswith("words> "):
+            return self.WORDS + "\n"
+        return self.default + "\n"
+
+
+def play(argv: list[str], lines: Sequence[str] = (), **kw: Any) -> tuple[int, str, str]:
+    """A whole console session driven by a :class:`Player`."""
+    screen, err = Screen(), io.StringIO()
+    code = main(argv, stdin=Player(screen, lines, **kw), stdout=screen, stderr=err)
+    return code, screen.getvalue(), err.getvalue()
+
+
+def result_lines(out: str) -> list[str]:
+    return [line for line in out.splitlines() if line.startswith("Game over")]
+
+
+def assert_reached_the_end(code: int, out: str, err: str) -> str:
+    """The session ended well: one result, then the offer of another game."""
+    assert code == 0, err
+    assert "Traceback" not in out + err
+    results = result_lines(out)
+    assert len(results) == 1, results  # the result is printed once
+    assert out.index(results[0]) < out.index("Play again? [y/N]")
+    assert out.rstrip().endswith("Thanks for playing!")
+    return results[0]
+
+
+def test_walkthrough_fairy_tale_inn_slot_then_column(tmp_path: Path) -> None:
+    code, out, err = play(["fairy-tale-inn", "--ai", "--ai-level", "greedy", "--names", "Ann",
+                           "--seed", "5", "--data-dir", str(tmp_path), "--no-png"])
+    result = assert_reached_the_end(code, out, err)
+    assert re.fullmatch(r"Game over\. (Ann|AI \(greedy\)) wins! .*Scores: .*\.", result)
+    # A move is two short menus: the Guest List (a slot), then the open columns.
+    first = out.index("Pick a guest from the Guest List.")
+    menu = out[first:out.index("> ", first)].splitlines()
+    assert 2 <= len(menu) <= 5  # the prompt and at most four slots, not 28 moves
+    column = out[out.index("into which column?", first):].splitlines()
+    assert column[1:3] == ["   1. Column 1", "   2. Column 2"] and "   0. Back" in column
+    assert "-> column" not in out  # no "take X -> column N" list of every pair
+    assert "You against the computer" not in out  # --ai says who plays
+    assert "Key: " in out and "AI (greedy) took" in out
+
+
+def test_fti_unaffordable_slot_is_shown_with_the_reason(tmp_path: Path) -> None:
+    # Seed 3: the first player has 1 gold and slot 1 costs 2.
+    code, out, _ = play(["fairy-tale-inn", "--hotseat", "--seed", "3", "--temp", "--no-png"],
+                        ["2", "0", "1", "4", "q"])
+    assert code == 0
+    assert "   -  Little Red Riding Hood · 2 gold  (not now: You have 1 gold; slot 1 costs " \
+           "2.)" in out
+    # 2 = the third slot; 0 goes back to the slots; 1 (Little Pig), column 4
+    assert "Drop Little Red Riding Hood (free) into which column?" in out
+    assert "dropped it in column 4" in out and "Little Pig" in out
+
+
+def test_walkthrough_treasure_as_a_team(tmp_path: Path) -> None:
+    # A short king's path, so the walk ends quickly; "2": you and an AI teammate.
+    code, out, err = play(["treasure", "-o", "king_path_length=4", "--seed", "3",
+                           "--data-dir", str(tmp_path), "--no-png"], ["2"])
+    result = assert_reached_the_end(code, out, err)
+    assert "You and an AI teammate" in out and "against" not in out
+    assert "one team, you all win or lose together" in out
+    assert re.fullmatch(r"Game over\. The team (won!|lost\.) .+", result)
+    assert "Scores" not in result  # no rival scores for one team
+    assert "Which way should the tile on" in out  # a tile, then a direction
+    assert "Key: :::::: a grey meadow tile" in out
+
+
+def test_walkthrough_pocket_solitaire(tmp_path: Path) -> None:
+    code, out, err = play(["pocket", "--seed", "3", "--data-dir", str(tmp_path), "--no-png"],
+                          ["1"])
+    result = assert_reached_the_end(code, out, err)
+    assert "Just you (solitaire)" in out and "Seating: 1. Player." in out
+    assert re.fullmatch(r"Game over\. You (won!|lost\.) .+", result)
+    assert "Scores" not in result and "You against" not in out
+    assert "Key: [Name] a place on the map" in out
+
+
+def test_walkthrough_crossroads_inn(tmp_path: Path) -> None:
+    code, out, err = play(["crossroads-inn", "--ai", "--ai-level", "heuristic", "--seed", "5",
+                           "--data-dir", str(tmp_path), "--no-png"])
+    result = assert_reached_the_end(code, out, err)
+    assert re.fullmatch(r"Game over\. .+ wins?! .+ Scores: .+\.", result)
+    assert "Keep " in out and "Building: where does" in out  # the draft, the build
+    assert "see /hand" not in out  # Discord's words are not the console's
+    assert re.search(r"Key: innkeepers A (Player|AI \(heuristic\)), B (Player|AI)", out)
+
+
+def test_walkthrough_winter_tales_with_words(tmp_path: Path) -> None:
+    code, out, err = play(["winter-tales", "--ai", "-o", "memories=3", "--seed", "5",
+                           "--data-dir", str(tmp_path), "--no-png"])
+    result = assert_reached_the_end(code, out, err)
+    assert re.fullmatch(r"Game over\. .+ wins?! .+ Scores: .+\.", result)
+    # A choice told in your own words asks for them, and they join the story.
+    assert "tell it in your own words, on one line" in out
+    assert out.count(Player.WORDS) > 5
+    assert "Key: " in out
+
+
+def test_play_again_same_settings_new_seed(tmp_path: Path) -> None:
+    code, out, _ = play(["fairy-tale-inn", "--ai", "--ai-level", "greedy", "--names", "Ann",
+                         "--seed", "5", "--data-dir", str(tmp_path), "--no-png"],
+                        again=["maybe", "y"], limit=30)  # ~20 answers a game
+    assert code == 0
+    assert "Please answer y or n." in out  # "maybe" is asked again
+    tables = re.findall(r"New Fairy Tale Inn table \w+ \(seed (\d+)\)", out)
+    assert tables == ["5", "6"]  # a new game, a new seed
+    second = out[out.index("(seed 6)"):]
+    assert "Seating: " in second and "Ann" in second and "AI (greedy)" in second
+    assert "Saved. Run the same command to resume" in out  # the limit ended the input
+
+
+def test_play_again_no_ends_the_session(tmp_path: Path) -> None:
+    code, out, _ = play(["pocket", "--seed", "3", "--temp", "--no-png"], ["1"], again=["n"])
+    assert code == 0 and out.count("New Fairy Tale in My Pocket table") == 1
+    assert out.rstrip().endswith("Thanks for playing!")
+
+
+# --------------------------------------------------------------------------- at the table
+
+
+def test_rules_help_board_log_and_hand_at_the_table(tmp_path: Path) -> None:
+    code, out, _ = run(["fairy-tale-inn", "--hotseat", "--seed", "3", "--temp", "--no-png"],
+                       "rules\nr\nhelp\n?\nboard\nlog\nhand\n1\nrules\n0\nq\n")
+    assert code == 0
+    # rules: the /rules summary (data/rules/fairy_tale_inn.json) as plain text
+    assert out.count("Goal: End the game with the most gold.") == 3
+    assert "A turn:\n  1. Take a character from the Guest List" in out
+    assert "Full rules: The Fairy Tale Inn rulebook" in out
+    assert "/inn board" not in out  # its Discord-only line is replaced
+    assert out.count("quit (q)     save and quit") == 2
+    assert out.count("Guest List: 1)") >= 2  # board again
+    assert "Nothing has happened yet." in out
+    assert "(Your own view: the others look away.)" in out  # hand in hot seat
+    # a command in the follow-up menu keeps the follow-up; 0 goes back to the slots
+    assert out.count("into which column?") == 2 and "   0. Back" in out
+    assert "Bye! (A --temp game is not kept.)" in out
+
+
+def test_rules_text_of_every_game_is_its_rules_file() -> None:
+    from bot.console_texts import rules_text
+    from engines.catalog import specs
+
+    for declared in specs():
+        summary = declared.rules_summary()
+        assert summary is not None
+        text = rules_text(declared.id)
+        assert text.splitlines()[0] == summary.name
+        assert " ".join(summary.goal.split()[:6]) in " ".join(text.split())
+        assert f"{len(summary.turn)}. " in text and "Full rules:" in text
+
+
+@pytest.mark.parametrize("script", [
+    "x\n", "99\n", "-1\n", "1.5\n", " \n", "quit please\n", "\x1b[A\n", "1 2\n",
+])
+def test_bad_input_at_a_move_is_one_line_and_the_same_prompt(script: str) -> None:
+    code, out, err = run(["fairy-tale-inn", "--hotseat", "--seed", "3", "--temp", "--no-png"],
+                         script + "1\n1\nq\n")
+    assert code == 0 and "Traceback" not in out + err
+    assert "Please type a number from 1 to 3 (help lists the commands)." in out
+    assert "dropped it in column 1" in out  # the next answer still counts
+
+
+def test_bad_input_in_the_setup_menus_and_at_the_end(tmp_path: Path) -> None:
+    code, out, err = run(["treasure", "--temp", "--no-png"], "0\nteam\n4\n")
+    assert code == 0 and "Traceback" not in out + err
+    assert out.count("Please type a number from 1 to 3.") == 3
+    assert "Nothing to play. Bye!" in out  # the input ended at the menu
+
+
+def test_end_of_input_and_quit_anywhere_leave_cleanly(tmp_path: Path) -> None:
+    base = ["fairy-tale-inn", "--hotseat", "--data-dir", str(tmp_path), "--seed", "3",
+            "--no-png"]
+    for script in ("", "1\n", "1\nq\n", "rules\n"):  # at the slots, at the columns
+        code, out, err = run([*base, "--new"], script)
+        assert code == 0 and "Traceback" not in out + err
+        assert out.rstrip().endswith("to resume (table " + out.rstrip()[-10:-2] + ").")
+        assert "Saved. Run the same command without --new to resume" in out
+    code, out, _ = run(["fairy-tale-inn", "--temp", "--no-png"], "q\n")
+    assert "Nothing to play. Bye!" in out  # quit at "Who plays?"
+    code, out, _ = run(["fairy-tale-inn", "--hotseat", "--temp", "--no-png"], "q\n")
+    assert "Bye! (A --temp game is not kept.)" in out
+
+
+def test_unreadable_input_is_asked_again() -> None:
+    class Broken(io.StringIO):
+        def __init__(self) -> None:
+            super().__init__("1\n1\nq\n")
+            self.failed = False
+
+        def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+            if not self.failed:
+                self.failed = True
+                raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+            return super().readline()
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["fairy-tale-inn", "--hotseat", "--temp", "--no-png", "--seed", "3"],
+                stdin=Broken(), stdout=out, stderr=err)
+    assert code == 0 and "could not be read as text" in out.getvalue()
+    assert "dropped it in column 1" in out.getvalue()
+
+
+# --------------------------------------------------------------------------- who plays
+
+
+def test_a_team_game_never_says_against_the_computer(tmp_path: Path) -> None:
+    for game in ("treasure", "pocket"):
+        code, out, _ = run([game, "--players", "3", "--temp", "--no-png"], "q\n")
+        assert code == 0
+        assert "You and 2 AI teammates" in out and "one team" in out
+        assert "against the computer" not in out
+    code, out, _ = run(["crossroads-inn", "--players", "3", "--temp", "--no-png"], "q\n")
+    assert "You against 2 computer players (search)" in out
+
+
+def test_team_results_read_as_one_team() -> None:
+    from bot.console_texts import result_text
+    from engines.core import Outcome
+
+    names = ["Ann", "Bob", "Cy"].__getitem__
+    won = Outcome(winners=[0, 1, 2], scores={0: 12, 1: 12, 2: 12}, reason="the treasure is safe")
+    lost = Outcome(winners=[], scores={0: 5, 1: 5, 2: 5}, reason="the king came home")
+    assert result_text(won, names, 3, team=True) == "The team won! The treasure is safe."
+    assert result_text(lost, names, 3, team=True) == "The team lost. The king came home."
+    # a result shaped like a team's reads as one even if the game is not known as one
+    assert result_text(lost, names, 3, team=False) == "The team lost. The king came home."
+    rivals = Outcome(winners=[2], scores={0: 5, 1: 6, 2: 9}, reason="the most gold")
+    assert result_text(rivals, names, 3, team=False) == \
+        "Cy wins! The most gold. Scores: Ann 5, Bob 6, Cy 9."
+
+
+# --------------------------------------------------------------------------- --help, keys
+
+
+def test_play_help_lists_games_levels_options_and_an_example() -> None:
+    code, out, _ = run(["--help"], "")
+    assert code == 0
+    from engines.agents import agent_levels
+    from engines.catalog import specs
+
+    for declared in specs():
+        assert f"  {declared.id:<16} {declared.name} (" in out
+        assert ", ".join(agent_levels(declared.id)) in out
+        for name in declared.engine.Options.model_fields:
+            assert f"-o {name}=" in out, name
+    assert "Fairy Tale Inn (2 players)" in out and "no options" in out
+    assert "Save the Treasure of Fairy Tales (1-4 players, one team)" in out
+    assert "-o king_path_length=4..99 (default 23)" in out
+    assert "-o special=random|mirror|wand|boots (default random)" in out
+    assert "-o basic_tiles=draft|random|none (default draft)" in out
+    assert "-o interrupt_timeout=SECONDS (default 300)" in out  # a table setting
+    assert "AI levels: random, greedy, mcts (default mcts, the strongest)" in out
+    assert "AI teammates: random, team, sharp" in out
+    assert "examples:\n  fabletop play fairy-tale-inn" in out
+    assert "at the table:" in out and "rules (r)" in out
+    # one game named: its block only
+    code, one, _ = run(["pocket", "--help"], "")
+    assert "Fairy Tale in My Pocket" in one and "Fairy Tale Inn (" not in one
+
+
+@pytest.mark.parametrize("game_id", ["fairy-tale-inn", "treasure", "winter-tales",
+                                     "crossroads-inn", "pocket"])
+def test_every_text_board_ends_with_a_key(game_id: str) -> None:
+    from engines import get_game
+    from renderers.text import text_board
+
+    game = get_game(game_id)
+    players = max(game.min_players, 2)
+    state = game.setup(players, game.Options(), 3)
+    for seat in (None, 0):
+        text = text_board(game_id, game.view(state, seat), lambda s: f"Seat{s}")
+        lines = text.splitlines()
+        start = max(i for i, line in enumerate(lines) if line.startswith("Key: "))
+        assert all(line.startswith("  ") for line in lines[start + 1:])  # the key is last
+        assert len(" ".join(lines[start:])) > 40
+
+
+def test_the_winter_tales_board_and_its_key() -> None:
+    from engines import get_game
+    from renderers.text_winter import winter_tales_board
+
+    game = get_game("winter-tales")
+    state = game.setup(3, game.Options(), 3)
+    text = winter_tales_board(game.view(state, 0), ["Ann", "Bob", "Cy"].__getitem__)
+    assert "Storytellers, in turn order:" in text and "Story Arbiter" in text
+    assert "Not in play yet: Alice (S)" in text
+    assert text.splitlines()[-3].startswith("Key: S a Spring character")
+
+
+def test_a_key_is_printed_when_it_is_new(tmp_path: Path) -> None:
+    code, out, _ = run(["treasure", "--hotseat", "--players", "2", "--seed", "3", "--temp",
+                        "--no-png"], "1\n1\n1\n1\nboard\nq\n")
+    assert code == 0
+    boards = out.count("Pages: ")
+    keys = out.count("Key: :::::: a grey meadow tile")
+    assert boards >= 3 and keys == 2  # the first board, and "board" asked for it
+
+
+@pytest.mark.parametrize("name", ["bot.console", "bot.console_io", "bot.console_menus",
+                                  "bot.console_texts", "bot.console_help"])
+def test_docstring_examples_of_the_console(name: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.attempted > 0 and result.failed == 0, name

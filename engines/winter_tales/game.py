@@ -334,6 +334,7 @@ register(GameSpec(
     agents="engines.agents.winter_tales",
     board="renderers.winter_tales:render",
     private_picture="renderers.winter_hand:render",
+    text_board="renderers.text_winter:winter_tales_board",
     ui="bot.ui.games.winter_tales:WinterUI",
     cog="bot.cogs.winter",
     rules="rules/winter_tales.json",
