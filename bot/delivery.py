@@ -525,8 +525,9 @@ class Delivery:
             return
         if prev is not None and prev.has_buttons and prev.version < info.version:
             await self._strip_buttons(prev.channel_id, prev.message_id)
-            await self.store.save_turn_message(replace(prev, has_buttons=False))
-            self._turns[info.id] = replace(prev, has_buttons=False)
+            prev = replace(prev, has_buttons=False)
+            await self.store.save_turn_message(prev)
+            self._turns[info.id] = prev
         if has_hands(info.game_id):
             hands = await self.hands.refresh(outbox, None, only_stale=True)
             if hands:

@@ -19,8 +19,9 @@ from __future__ import annotations
 import hashlib
 import io
 import math
+import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -348,7 +349,100 @@ def palette_of(img: Image.Image, colors: int = 256) -> Image.Image | None:
     return pal
 
 
-def to_png(img: Image.Image, max_colors: int | None = 256, optimize: bool = False) -> bytes:
+class FixedPalette:
+    """A palette made once for pictures whose colours are known: their flat colours (every
+    shape Pillow fills is one colour, unblended) and the anti-aliased edges of text, which
+    blend a text colour into the surface under it.
+
+    ``colours`` are kept exact, in priority order; each ``(surface, ink, steps)`` of
+    ``blends`` adds ``steps`` colours evenly between the two, for the text's edges to go
+    to the nearest. Pillow maps a pixel to the entry nearest to the pixel rounded down to
+    a multiple of 4 (:func:`palette_of`), so an entry that would take the pixels of an
+    earlier one is left out, and an entry that an earlier one would take (two close steps
+    of a gradient: no pixel could keep it) gives way to its colour rounded down, where its
+    pixels go, within 3 levels. Quantizing to the palette skips :func:`palette_of` (3-10 ms
+    a picture), and Pillow keeps the colour cache it builds on the palette image, so only
+    the first picture pays for it: encoding costs the pixel mapping and zlib. A picture
+    drawn in colours the palette lacks gets their nearest entry: :meth:`exact` tells which
+    colours stay.
+
+    >>> pal = FixedPalette([BG, TEXT], [(BG, TEXT, 3)])
+    >>> len(pal.colours), pal.index(TEXT)
+    (5, 1)
+    >>> img = new_canvas(40, 20)
+    >>> _ = text_center(ImageDraw.Draw(img), (20, 10), "Hi", font(14), TEXT)
+    >>> max(pal.quantize(img).getcolors())[1] == pal.index(BG)  # (count, entry)
+    True
+    """
+
+    def __init__(self, colours: Iterable[Color],
+                 blends: Iterable[tuple[Color, Color, int]] = ()) -> None:
+        entries: list[Color] = []
+        seen: set[Color] = set()
+        for c in [*colours, *(mix(a, b, k / (n + 1)) for a, b, n in blends
+                              for k in range(1, n + 1))]:
+            c = (int(c[0]), int(c[1]), int(c[2]))
+            if c not in seen:
+                seen.add(c)
+                entries.append(c)
+        pal = _palette_image(entries[:256])
+        tried: set[Color] = set()
+        for _ in range(12):
+            rank = {c: i for i, c in enumerate(entries)}
+            swap: dict[Color, Color | None] = {}
+            for c, got in zip(entries, _mapped(entries[:256], pal), strict=False):
+                if got == c:
+                    continue
+                if rank[got] > rank[c]:
+                    swap[got] = None  # a later entry takes an earlier one's pixels
+                    continue
+                # Taken by an earlier entry: the cell's corner (the colour rounded down to
+                # a multiple of 4) is where Pillow looks it up, so its pixels go to the
+                # corner, within 3 levels, unless that takes an earlier entry in turn.
+                corner = (c[0] & ~3, c[1] & ~3, c[2] & ~3)
+                swap[c] = corner if corner not in seen and corner not in tried else None
+                tried.add(corner)
+            if not swap:
+                break
+            entries = [r for c in entries if (r := swap.get(c, c)) is not None]
+            seen.update(entries)
+            pal = _palette_image(entries[:256])
+        if len(entries) > 256:
+            raise ValueError(f"{len(entries)} colours: a palette holds 256")
+        self.colours: tuple[Color, ...] = tuple(entries)
+        self._index = {c: i for i, c in enumerate(self.colours)}
+        self._exact = {c for c, got in zip(self.colours, _mapped(self.colours, pal),
+                                           strict=True) if got == c}
+        self._image = pal  # read-only but for the colour cache Pillow keeps on it
+        self._lock = threading.Lock()
+
+    def index(self, colour: Color) -> int:
+        """The entry of ``colour`` (KeyError if it is not one), to draw with on a
+        :meth:`canvas`."""
+        return self._index[tuple(colour)]  # type: ignore[index]
+
+    def exact(self, colour: Color) -> bool:
+        """Whether pixels of ``colour`` keep it when quantized."""
+        return tuple(colour) in self._exact
+
+    def canvas(self, width: int, height: int, colour: Color = BG) -> Image.Image:
+        """A picture in this palette (mode P) filled with ``colour`` (an entry): drawn on
+        with :meth:`index` and pasted on with :meth:`quantize`'s images."""
+        img = Image.new("P", (int(width), int(height)), self.index(colour))
+        img.putpalette(self._image.getpalette() or [])
+        return img
+
+    def quantize(self, img: Image.Image, dither: bool = False) -> Image.Image:
+        """``img`` (RGB) in this palette (mode P); Floyd-Steinberg dithered if ``dither``
+        (for gradients: a flat colour of the palette has no error to spread)."""
+        rgb = img if img.mode == "RGB" else img.convert("RGB")
+        with self._lock:  # Pillow fills the palette's colour cache as it maps
+            return rgb.quantize(palette=self._image, dither=(
+                Image.Dither.FLOYDSTEINBERG if dither else Image.Dither.NONE))
+
+
+def to_png(img: Image.Image, max_colors: int | None = 256, optimize: bool = False,
+           palette: FixedPalette | None = None) -> bytes:
     """PNG bytes of ``img``, small and quick to make.
 
     With ``max_colors`` (the default) the picture is stored with a palette of its most
@@ -356,8 +450,11 @@ def to_png(img: Image.Image, max_colors: int | None = 256, optimize: bool = Fals
     colours), no dithering: about 2.5x smaller than RGB. ``max_colors=None`` keeps full
     RGB (for photo-like art). The zlib level is :data:`PNG_LEVEL`; ``optimize=True``
     spends ~100 ms more for ~3% fewer bytes. The output has no timestamps or metadata,
-    so the same pixels always give the same bytes.
+    so the same pixels always give the same bytes. With ``palette`` (a
+    :class:`FixedPalette`) the picture is stored in that palette instead.
     """
+    if palette is not None and img.mode != "P":
+        img = palette.quantize(img)
     if max_colors is not None and img.mode != "P":
         rgb = img if img.mode == "RGB" else img.convert("RGB")
         pal = palette_of(rgb, max_colors)

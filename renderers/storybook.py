@@ -476,10 +476,15 @@ ol.track img{display:block;width:100%;height:auto;border-radius:.4rem;margin:1.2
 ol.track .t{font-weight:700}ol.track .q{color:var(--soft);font-style:italic}
 ol.track .bm{position:absolute;top:-.35rem;right:.6rem;width:.9rem;height:1.7rem;
 background:#d9485a;clip-path:polygon(0 0,100% 0,100% 100%,50% 78%,0 100%)}
-details.board{margin:3rem 0 0;text-align:center;color:var(--soft)}
-details.board summary{cursor:pointer;font-variant:small-caps}
 figure.board{margin:1rem 0 0;text-align:center}
 figure.board img{max-width:100%;border-radius:.8rem;box-shadow:var(--shadow)}
+figure.board.wide{margin:3rem calc(50% - 50vw) 0;padding:0 .5rem;width:100vw}
+figure.board.wide img{width:100%;max-width:1200px;height:auto}
+nav.contents{margin:2rem auto 0;max-width:30rem;padding:.8rem 1.2rem;border-radius:.8rem;
+background:var(--card);border:1px solid var(--rule);box-shadow:var(--shadow)}
+nav.contents h2{margin:0 0 .4rem;font-size:1.1rem;font-variant:small-caps;text-align:center}
+nav.contents ol{margin:0;padding-left:1.4rem;columns:2;column-gap:2rem;font-size:1rem}
+nav.contents a{color:var(--ink)}
 figure.board figcaption{color:var(--soft);font-size:.9rem;font-style:italic}
 section.chapter{margin-top:3rem}
 section.chapter>h2{text-align:center;font-size:1.7rem;font-variant:small-caps;margin:0 0 1.4rem}
@@ -592,10 +597,12 @@ def to_html(story: Story, board_png: bytes | None = None, art: bool = True) -> s
                      f"{_e(FACTION_LABEL.get(p.faction, p.faction))}</span>{_e(arb)}"
                      + (f"<br><small>{_e(chars)}</small>" if chars else "") + "</li>")
     parts.append("</ul></section></header>")
+    parts.append(_html_contents(story, board=bool(board_png)))
     parts.append(_html_track(story, art))
-    for ch in story.chapters:
+    for i, ch in enumerate(story.chapters):
         cls = "chapter epilogue" if ch.number == -1 else "chapter"
-        parts.append(f'<section class="{cls}"><h2>{_e(ch.title)}</h2>')
+        parts.append(f'<section class="{cls}" id="{_chapter_anchor(i)}">'
+                     f"<h2>{_e(ch.title)}</h2>")
         last: tuple[str | None, str | None] | None = None
         for e in ch.entries:
             who = (e.author, e.character)
@@ -607,14 +614,33 @@ def to_html(story: Story, board_png: bytes | None = None, art: bool = True) -> s
             parts.append(_html_finale(story))
         parts.append("</section>")
     if board_png:
+        # Full width, and a click opens it alone at full size (the same data URI: a
+        # self-contained page has no other file to link to).
         when = "ends" if story.over else "stands"
-        parts.append('<details class="board"><summary>The board: Wintertown as the story '
-                     f'{when}</summary><figure class="board"><img alt="The Wintertown board" '
-                     f'src="{_png_data_uri(board_png)}"></figure></details>')
+        uri = _png_data_uri(board_png)
+        parts.append(f'<figure class="board wide" id="board"><a href="{uri}" target="_blank" '
+                     f'title="Open the board at full size"><img alt="The Wintertown board" '
+                     f'src="{uri}"></a><figcaption>Wintertown as the story {when} (click to '
+                     "open it at full size)</figcaption></figure>")
     parts.append(f'<footer><div class="end">{"The End" if story.over else "To be continued…"}'
                  f"</div><div>{_e(_result_line(story))}</div></footer>")
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _chapter_anchor(index: int) -> str:
+    return f"chapter-{index + 1}"
+
+
+def _html_contents(story: Story, *, board: bool) -> str:
+    """The table of contents: a link to every chapter (and to the board)."""
+    items = [f'<li><a href="#{_chapter_anchor(i)}">{_e(ch.title)}</a></li>'
+             for i, ch in enumerate(story.chapters)]
+    if board:
+        items.append('<li><a href="#board">The board</a></li>')
+    if not items:
+        return ""
+    return '<nav class="contents"><h2>Contents</h2><ol>' + "".join(items) + "</ol></nav>"
 
 
 def _html_finale(story: Story) -> str:

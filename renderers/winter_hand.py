@@ -1,12 +1,13 @@
 """Winter Tales: one player's PRIVATE hand as a PNG (for a DM or an ephemeral reply only).
 
-Each Story card is a panel: a small illustration of its image concept (drawn with
+The player's secret Objective(s) come first, under the header (on a phone the picture's
+top is what shows), then the Story cards three to a row (13 cards: 1200x2620 px, not a
+1:3 strip). Each card is a panel: a small illustration of its image concept (drawn with
 Pillow primitives: a night sky, snow, and a motif picked from the concept's words),
 its number (``#7`` = ``story_07``, what the play command takes), its title, its
-Spring caption on a green band and its Winter caption on a blue band. The player's
-secret Objective(s) follow. The picture comes from a SEAT's view through
-:func:`hand_from_view` (the only place that knows the view's field names); a public
-view has no hand and draws an empty-hand notice.
+Spring caption on a green band and its Winter caption on a blue band. The picture
+comes from a SEAT's view through :func:`hand_from_view` (the only place that knows the
+view's field names); a public view has no hand and draws an empty-hand notice.
 
 >>> png = render({"seat": 0, "players": 3, "factions": ["spring", "winter", "writer"],
 ...               "hand": [{"id": "story_01", "title": "The Paper Lantern",
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageChops, ImageDraw
 
 from renderers.common import (
     BG,
@@ -33,9 +34,11 @@ from renderers.common import (
     GRID,
     INK,
     MUTED,
+    OWNER_COLORS,
     PANEL,
     TEXT,
     Color,
+    FixedPalette,
     draw_wrapped,
     ellipsize,
     fit_font,
@@ -60,9 +63,9 @@ from renderers.winter_tales import SPRING, WINTER, WRITER
 
 WIDTH = 1200
 MARGIN = 24
-COLS = 2
-CARD_GAP = 18
-ART_H = 210
+COLS = 3
+CARD_GAP = 15
+ART_H = 140
 
 SPRING_BAND: Color = (0x2C, 0x4A, 0x2A)
 WINTER_BAND: Color = (0x22, 0x36, 0x55)
@@ -896,6 +899,7 @@ MOTIF_RULES: tuple[tuple[tuple[str, ...], Motif], ...] = (
 )
 
 
+@lru_cache(maxsize=512)
 def motif_for(title: str, image: str) -> Motif:
     """The motif of a card: the first rule matching its title, else its image concept."""
     for text in (title.lower(), image.lower()):
@@ -926,18 +930,51 @@ def card_art(card_id: str, width: int, height: int, side: str | None = None,
     return _draw_card_art(card_id, width, height, side, title, image)
 
 
-def _draw_card_art(card_id: str, width: int, height: int, side: str | None = None,
-                   title: str = "", image: str = "") -> Image.Image:
+def _art_words(card_id: str, title: str, image: str) -> tuple[str, str]:
+    """The title and image concept a card's art is drawn from (the content's, when the
+    caller has none)."""
     card = _story_cards().get(card_id)
     if card is not None:
         title = title or card.title
         image = image or card.image
-    width, height = max(8, int(width)), max(8, int(height))
+    return title, image
+
+
+def _art_inks(card_id: str, side: str | None, title: str, image: str
+              ) -> tuple[Color, Color, Color]:
+    """The sky's top and bottom colours and the motif's accent of a card's art."""
     top, bottom = SKIES.get(side, SKIES[None])
+    accent = {"spring": (0xE8, 0x6A, 0x6A), "winter": (0x5E, 0x8E, 0xD8)}.get(
+        side or "", (0xC8, 0x7A, 0xB0))
+    # a colour the concept names wins ("a single red mitten"); otherwise cards sharing a
+    # motif still differ, each tinting it with its own hue
+    words = f"{title} {image}".lower()
+    named = next((col for word, col in NAMED_COLOURS
+                  if re.search(rf"\b{word}\b", words)), None)
+    accent = named or mix(accent, TINTS[stable_seed(card_id or title) % len(TINTS)], 0.45)
+    return top, bottom, accent
+
+
+MOON: Color = (0xF4, 0xEE, 0xD0)
+
+
+@lru_cache(maxsize=8)
+def _sky(top: Color, bottom: Color, width: int, height: int) -> Image.Image:
+    """The sky's gradient behind a card's art (read-only: copied)."""
     img = Image.new("RGB", (width, height), top)
     d = ImageDraw.Draw(img)
     for y in range(height):
         d.line((0, y, width, y), fill=mix(top, bottom, (y / height) ** 1.4))
+    return img
+
+
+def _draw_card_art(card_id: str, width: int, height: int, side: str | None = None,
+                   title: str = "", image: str = "") -> Image.Image:
+    title, image = _art_words(card_id, title, image)
+    width, height = max(8, int(width)), max(8, int(height))
+    top, bottom, accent = _art_inks(card_id, side, title, image)
+    img = _sky(top, bottom, width, height).copy()
+    d = ImageDraw.Draw(img)
     rnd = stable_seed(card_id or title)
     for _ in range(max(6, width * height // 2500)):
         rnd = (rnd * 6364136223846793005 + 1442695040888963407) % 2**64
@@ -949,23 +986,44 @@ def _draw_card_art(card_id: str, width: int, height: int, side: str | None = Non
     if "moon" in words or "night" in words:
         mr = height * 0.11
         mx, my = width * 0.84, height * 0.2
-        d.ellipse((mx - mr, my - mr, mx + mr, my + mr), fill=(0xF4, 0xEE, 0xD0))
+        d.ellipse((mx - mr, my - mr, mx + mr, my + mr), fill=MOON)
         d.ellipse((mx - mr * 0.45, my - mr * 1.05, mx + mr * 1.45, my + mr * 0.85), fill=top)
     # the snowy ground
     d.ellipse((-width * 0.2, height * 0.78, width * 0.7, height * 1.4), fill=mix(SNOW, top, 0.12))
     d.ellipse((width * 0.35, height * 0.82, width * 1.25, height * 1.45),
               fill=mix(SNOW, top, 0.22))
-    accent = {"spring": (0xE8, 0x6A, 0x6A), "winter": (0x5E, 0x8E, 0xD8)}.get(
-        side or "", (0xC8, 0x7A, 0xB0))
-    # a colour the concept names wins ("a single red mitten"); otherwise cards sharing a
-    # motif still differ, each tinting it with its own hue
-    named = next((col for word, col in NAMED_COLOURS
-                  if re.search(rf"\b{word}\b", words)), None)
-    accent = named or mix(accent, TINTS[stable_seed(card_id or title) % len(TINTS)], 0.45)
     s = min(width * 0.45, height * 0.42)
     pen = Pen(d, width / 2, height * 0.5, s, bottom, accent)
     motif_for(title, image)(pen)
     return img
+
+
+class _Inks:
+    """Stands in for the ImageDraw of a :class:`Pen` to list the colours a motif draws
+    in, drawing nothing."""
+
+    def __init__(self) -> None:
+        self.colours: set[Color] = set()
+
+    def _note(self, *_: Any, fill: Any = None, outline: Any = None, **__: Any) -> None:
+        for c in (fill, outline):
+            if isinstance(c, tuple):
+                self.colours.add(c)
+
+    ellipse = rounded_rectangle = polygon = line = arc = _note
+
+
+def _art_colours(side: str | None) -> list[Color]:
+    """Every flat colour the art of a Story card draws in on ``side``'s sky (its stars,
+    moon, ground and motif), in a fixed order; the sky's gradient is not among them."""
+    top = SKIES.get(side, SKIES[None])[0]
+    inks = _Inks()
+    for card in _story_cards().values():
+        title, image = _art_words(card.id, card.title, card.image)
+        _, bottom, accent = _art_inks(card.id, side, title, image)
+        motif_for(title, image)(Pen(inks, 0, 0, 1, bottom, accent))  # type: ignore[arg-type]
+    ground = [mix(top, SNOW, 0.6), MOON, mix(SNOW, top, 0.12), mix(SNOW, top, 0.22)]
+    return ground + sorted(inks.colours - set(ground))
 
 
 # --------------------------------------------------------------------------- the hand model
@@ -1007,24 +1065,68 @@ class Hand:
 
 
 # --------------------------------------------------------------------------- drawing
+# The picture is put together in its palette (mode P): the cards, the header and the
+# Objectives are drawn once in RGB, stored in the palette and kept; a picture pastes
+# them on a canvas that is already in its palette, so storing it costs zlib alone.
+
+CARD_PAD = 12
+"""The card's content (a tile) starts this far inside its panel, clear of its corners."""
+CAPTION_LINES = 4
+HEADER_H = 112
+TITLE_FONT, CAPTION_FONT = 26, 21
+
+
+def _side(faction: str) -> str | None:
+    """The side whose sky a faction's cards show (a Writer's: neither)."""
+    return faction if faction in ("spring", "winter") else None
+
+
+@lru_cache(maxsize=4)
+def _palette(faction: str) -> FixedPalette:
+    """Every colour a hand of ``faction`` draws in: the panels and their text, the art of
+    every Story card on the faction's sky (:func:`_art_colours`, exact) and stops along
+    the sky's gradient (the art is dithered to them, as the whole hand was before). Made
+    once per faction and process: 10-50 ms (the first walks every card's motif rules)."""
+    side = _side(faction)
+    top, bottom = SKIES.get(side, SKIES[None])
+    owners = [owner_style(s) for s in range(len(OWNER_COLORS))]
+    ui = [BG, PANEL, GRID, TEXT, MUTED, DIM, GOLD, INK, SPRING, WINTER, WRITER, SPRING_BAND,
+          WINTER_BAND, *(o.color for o in owners)]
+    sky = [mix(top, bottom, k / 15) for k in range(16)]
+    blends = [(PANEL, TEXT, 14), (PANEL, MUTED, 10), (SPRING_BAND, TEXT, 8),
+              (WINTER_BAND, TEXT, 8), (SPRING_BAND, SPRING, 4), (WINTER_BAND, WINTER, 4),
+              (GOLD, INK, 6), (BG, TEXT, 6), (BG, DIM, 4), (PANEL, GOLD, 4),
+              (PANEL, SPRING, 3), (PANEL, WINTER, 3), *((o.color, o.ink, 2) for o in owners)]
+    return FixedPalette([*ui, *_art_colours(side), *sky], blends)
+
+
+def _card_width() -> int:
+    return (WIDTH - 2 * MARGIN - CARD_GAP * (COLS - 1)) // COLS
+
+
+def _title_lines(card: HandCard, w: int) -> list[str]:
+    return wrap_text(card.title, font(TITLE_FONT, bold=True), w - 36)[:2]
+
+
+def _caption_lines(text: str, w: int) -> list[str]:
+    return wrap_text(text, font(CAPTION_FONT), w - 36 - 34)
 
 
 @lru_cache(maxsize=256)
-def _card_height(card: HandCard, w: float) -> int:
-    inner = w - 36
-    t = len(wrap_text(card.title, font(26, bold=True), inner - 80)[:2]) * line_height(
-        font(26, bold=True))
-    sp = len(wrap_text(card.spring, font(21), inner - 34)[:3]) * line_height(font(21))
-    wi = len(wrap_text(card.winter, font(21), inner - 34)[:3]) * line_height(font(21))
-    return 14 + ART_H + 14 + t + 10 + (sp + 18) + 10 + (wi + 18) + 16
+def _card_height(card: HandCard, w: int) -> int:
+    """The height of the card's panel (its content and a margin below)."""
+    lh = line_height(font(CAPTION_FONT))
+    bands = sum(min(CAPTION_LINES, len(_caption_lines(text, w))) * lh + 14 + 10
+                for text in (card.spring, card.winter))
+    return 14 + ART_H + 12 + len(_title_lines(card, w)) * line_height(
+        font(TITLE_FONT, bold=True)) + 8 + bands + 8
 
 
-def _draw_card(img: Image.Image, d: ImageDraw.ImageDraw, card: HandCard, box: tuple[float, ...],
-               accent: str) -> None:
-    x0, y0, x1, _ = box
-    rounded_panel(d, box, fill=PANEL, outline=GRID, radius=16)
-    art = _draw_card_art(card.id, int(x1 - x0 - 28), ART_H,
-                         accent if accent != "writer" else None, card.title, card.image)
+def _draw_card(img: Image.Image, d: ImageDraw.ImageDraw, card: HandCard, x0: float,
+               y0: float, w: int, art: Image.Image) -> None:
+    """The content of a card whose panel has its top left corner at (x0, y0): the art
+    (``w - 28`` by ``ART_H``) with its number, the title and the two captions."""
+    x1 = x0 + w
     img.paste(art, (int(x0 + 14), int(y0 + 14)))
     d.rounded_rectangle((x0 + 14, y0 + 14, x0 + 14 + art.width, y0 + 14 + ART_H), radius=10,
                         outline=GRID, width=2)
@@ -1033,94 +1135,91 @@ def _draw_card(img: Image.Image, d: ImageDraw.ImageDraw, card: HandCard, box: tu
     nf = font(30, bold=True)
     nw = nf.getlength(num) + 24
     d.rounded_rectangle((x0 + 22, y0 + 22, x0 + 22 + nw, y0 + 66), radius=12, fill=GOLD,
-                        outline=(0x1E, 0x1F, 0x22), width=2)
+                        outline=INK, width=2)
     text_center(d, (x0 + 22 + nw / 2, y0 + 44), num, nf, INK)
     y = y0 + 14 + ART_H + 12
-    tf = font(26, bold=True)
-    for line in wrap_text(card.title, tf, x1 - x0 - 36)[:2]:
+    tf = font(TITLE_FONT, bold=True)
+    for line in _title_lines(card, w):
         d.text((x0 + 18, y), line, font=tf, fill=TEXT, anchor="la")
         y += line_height(tf)
     y += 8
+    cf = font(CAPTION_FONT)
     for label, text, band, col in (("✿", card.spring, SPRING_BAND, SPRING),
                                    ("❄", card.winter, WINTER_BAND, WINTER)):
-        lines = wrap_text(text, font(21), x1 - x0 - 36 - 34)[:3]
-        h = len(lines) * line_height(font(21)) + 14
+        lines = _caption_lines(text, w)
+        h = min(CAPTION_LINES, len(lines)) * line_height(cf) + 14
         d.rounded_rectangle((x0 + 14, y, x1 - 14, y + h), radius=10, fill=band, outline=col,
                             width=2)
-        text_center(d, (x0 + 32, y + 7 + line_height(font(21)) / 2), label, font(21, bold=True),
-                    col)
-        draw_wrapped(d, (x0 + 50, y + 7), text, font(21), TEXT, x1 - x0 - 36 - 34, max_lines=3)
+        text_center(d, (x0 + 32, y + 7 + line_height(cf) / 2), label,
+                    font(CAPTION_FONT, bold=True), col)
+        draw_wrapped(d, (x0 + 50, y + 7), text, cf, TEXT, w - 36 - 34, max_lines=CAPTION_LINES)
         y += h + 10
 
 
-def _even_floor(v: float) -> int:
-    return 2 * math.floor(v / 2)
+def _card_rgb(card: HandCard, w: int, faction: str) -> tuple[Image.Image, Image.Image]:
+    """The content of one card drawn in RGB (see :func:`_card_tile`), and its art."""
+    rgb = new_canvas(w - 2 * CARD_PAD, _card_height(card, w) - CARD_PAD - 6, PANEL)
+    art = _draw_card_art(card.id, w - 28, ART_H, _side(faction), card.title, card.image)
+    _draw_card(rgb, ImageDraw.Draw(rgb), card, -CARD_PAD, -CARD_PAD, w, art)
+    return rgb, art
 
 
-@lru_cache(maxsize=12)
-def _card_image(card: HandCard, w: float, h: int, accent: str, x: float,
-                y: float) -> Image.Image:
-    """One card of the hand on the background, the card's box at (``x``, ``y``) in the
-    tile and 1-2 px of background around it (inside the gap between cards).
-
-    ``x``, ``y``: the card's offset from the even pixel the tile is pasted at, so its
-    rounded corners round half to even as they would in place. Cached: a hand keeps its
-    cards from one picture to the next, and a card (its art, its wrapped captions) costs
-    ~0.5 ms to draw. Up to 12 tiles of ~1.1 MB; callers only paste it."""
-    img = new_canvas(math.ceil(x + w) + 2, math.ceil(y + h) + 2, BG)
-    _draw_card(img, ImageDraw.Draw(img), card, (x, y, x + w, y + h), accent)
-    return img
+@lru_cache(maxsize=48)
+def _card_tile(card: HandCard, w: int, faction: str) -> Image.Image:
+    """The content of one card in the hand's palette (mode P), to paste at
+    (``CARD_PAD``, ``CARD_PAD``) inside its panel. The art is dithered to the palette's
+    sky (its flat colours are in the palette: they stay), the rest keeps the nearest.
+    Cached: a hand keeps its cards from one picture to the next, and a card costs 4-9 ms
+    to draw and store (the most when its text is new to the glyph cache); up to 48 tiles
+    of ~0.15 MB (13 cards in three hands). Callers only paste it."""
+    pal = _palette(faction)
+    rgb, art = _card_rgb(card, w, faction)
+    tile = pal.quantize(rgb)
+    at = (14 - CARD_PAD, 14 - CARD_PAD)
+    shown = ImageChops.difference(rgb.crop((*at, at[0] + art.width, at[1] + art.height)), art)
+    # where the art shows (not under its frame or its number): its dithered pixels
+    tile.paste(pal.quantize(art, dither=True), at, shown.convert("L").point(
+        lambda v: 255 if v == 0 else 0))
+    return tile
 
 
 def _objective_height(o: HandObjective, w: float) -> int:
     return 20 + 34 + wrapped_height(o.text, font(21), w - 40) + (28 if o.places else 0) + 16
 
 
-def draw(hand: Hand) -> Image.Image:
-    w = (WIDTH - 2 * MARGIN - CARD_GAP * (COLS - 1)) / COLS
-    header = 112
-    rows = [hand.cards[i:i + COLS] for i in range(0, len(hand.cards), COLS)]
-    heights = [max(_card_height(c, w) for c in row) for row in rows]
-    cards_h = sum(heights) + CARD_GAP * len(rows)
+@lru_cache(maxsize=32)
+def _top(seat: int | None, name: str, faction: str, cards: int, note: str,
+         objectives: tuple[HandObjective, ...]) -> Image.Image:
+    """The picture's top in its palette (mode P), all its width: whose hand it is, that
+    it is private, the Objectives (the part that matters most, so above the cards) and,
+    for no cards, a notice. Cached by all it shows."""
     obj_w = WIDTH - 2 * MARGIN
-    obj_h = sum(_objective_height(o, obj_w) + 12 for o in hand.objectives)
-    obj_h = obj_h + 46 if hand.objectives else 0
-    empty_h = 90 if not hand.cards else 0
-    height = MARGIN + header + 16 + cards_h + empty_h + obj_h + MARGIN
+    obj_h = sum(_objective_height(o, obj_w) + 12 for o in objectives)
+    height = MARGIN + HEADER_H + 16 + (obj_h + 46 if objectives else 0) + (
+        0 if cards else 90)
     img = new_canvas(WIDTH, height, BG)
     d = ImageDraw.Draw(img)
-    # header: whose hand, and that it is private
-    box = (MARGIN, MARGIN, WIDTH - MARGIN, MARGIN + header)
+    box = (MARGIN, MARGIN, WIDTH - MARGIN, MARGIN + HEADER_H)
     rounded_panel(d, box, fill=PANEL, outline=GRID, radius=16)
-    fcol = {"spring": SPRING, "winter": WINTER}.get(hand.faction, WRITER)
-    d.rounded_rectangle((MARGIN, MARGIN, MARGIN + 12, MARGIN + header), radius=6, fill=fcol)
-    if hand.seat is not None:
-        owner_marker(d, owner_style(hand.seat), (MARGIN + 48, MARGIN + 38), 20)
-    title = f"{hand.name}'s hand · {len(hand.cards)} Story card" + (
-        "" if len(hand.cards) == 1 else "s")
+    fcol = {"spring": SPRING, "winter": WINTER}.get(faction, WRITER)
+    d.rounded_rectangle((MARGIN, MARGIN, MARGIN + 12, MARGIN + HEADER_H), radius=6, fill=fcol)
+    if seat is not None:
+        owner_marker(d, owner_style(seat), (MARGIN + 48, MARGIN + 38), 20)
+    title = f"{name}'s hand · {cards} Story card" + ("" if cards == 1 else "s")
     tf = fit_font(title, WIDTH - 2 * MARGIN - 120, 30, 18, bold=True)
     text_left(d, (MARGIN + 80, MARGIN + 38), title, tf, TEXT)
     sub = "Private: only you see this. Play a card by its number; " \
           "✿ Spring side helps the Fairy Tales, ❄ Winter side the Soldiers."
-    if hand.note:
-        sub = hand.note + " · " + sub
+    if note:
+        sub = note + " · " + sub
     draw_wrapped(d, (MARGIN + 30, MARGIN + 62), sub, font(19), MUTED, WIDTH - 2 * MARGIN - 60,
                  max_lines=2)
-    y = MARGIN + header + 16
-    if not hand.cards:
-        text_center(d, (WIDTH / 2, y + 40), "No Story cards in hand.", font(24), DIM)
-        y += empty_h
-    for row, h in zip(rows, heights, strict=True):
-        for k, card in enumerate(row):
-            x = MARGIN + k * (w + CARD_GAP)
-            ox, oy = _even_floor(x), _even_floor(y)
-            img.paste(_card_image(card, w, h, hand.faction, x - ox, y - oy), (ox, oy))
-        y += h + CARD_GAP
-    if hand.objectives:
+    y = MARGIN + HEADER_H + 16
+    if objectives:
         text_left(d, (MARGIN + 4, y + 20), "Your Objective" +
-                  ("s" if len(hand.objectives) > 1 else ""), font(26, bold=True), TEXT)
+                  ("s" if len(objectives) > 1 else ""), font(26, bold=True), TEXT)
         y += 46
-        for o in hand.objectives:
+        for o in objectives:
             oh = _objective_height(o, obj_w)
             col = {"spring": SPRING, "winter": WINTER}.get(o.faction, GOLD)
             rounded_panel(d, (MARGIN, y, WIDTH - MARGIN, y + oh), fill=PANEL, outline=col,
@@ -1135,17 +1234,39 @@ def draw(hand: Hand) -> Image.Image:
             if o.places:
                 text_left(d, (MARGIN + 20, yy + 12), o.places, font(20, bold=True), GOLD)
             y += oh + 12
+    if not cards:
+        text_center(d, (WIDTH / 2, y + 40), "No Story cards in hand.", font(24), DIM)
+    return _palette(faction).quantize(img)
+
+
+def draw(hand: Hand) -> Image.Image:
+    """The hand in its palette (mode P): the header, the Objectives, then the cards in
+    rows of ``COLS``."""
+    pal = _palette(hand.faction)
+    w = _card_width()
+    top = _top(hand.seat, hand.name, hand.faction, len(hand.cards), hand.note,
+               tuple(hand.objectives))
+    rows = [hand.cards[i:i + COLS] for i in range(0, len(hand.cards), COLS)]
+    heights = [max(_card_height(c, w) for c in row) for row in rows]
+    img = pal.canvas(WIDTH, top.height + sum(heights) + CARD_GAP * len(rows) + MARGIN
+                     - (CARD_GAP if rows else 0), BG)
+    img.paste(top, (0, 0))
+    d = ImageDraw.Draw(img)
+    panel, grid = pal.index(PANEL), pal.index(GRID)
+    y = top.height
+    for row, h in zip(rows, heights, strict=True):
+        for k, card in enumerate(row):
+            x = MARGIN + k * (w + CARD_GAP)
+            d.rounded_rectangle((x, y, x + w, y + h), radius=16, fill=panel, outline=grid,
+                                width=2)
+            img.paste(_card_tile(card, w, hand.faction), (x + CARD_PAD, y + CARD_PAD))
+        y += h + CARD_GAP
     return img
 
 
 def render_hand(hand: Hand) -> bytes:
-    """PNG bytes of a hand. The card skies are gradients, which band in a plain 256-colour
-    palette; a dithered palette keeps them smooth at ~2/3 the size of full RGB."""
-    img = draw(hand)
-    palette = img.quantize(colors=256, method=Image.Quantize.FASTOCTREE,
-                           dither=Image.Dither.NONE)
-    return to_png(img.quantize(palette=palette, dither=Image.Dither.FLOYDSTEINBERG),
-                  max_colors=None)
+    """PNG bytes of a hand (drawn in its palette: :func:`draw`)."""
+    return to_png(draw(hand))
 
 
 # --------------------------------------------------------------------------- from the view

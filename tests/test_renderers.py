@@ -156,6 +156,32 @@ def test_to_png_keeps_every_flat_colour_exact(size: tuple[int, int]) -> None:
         assert got <= {colour}, (colour, sorted(got)[:5])
 
 
+def test_a_fixed_palette_keeps_its_colours_and_leaves_to_png_as_it_was() -> None:
+    img = _board_like((600, 450))
+    flat = (common.BG, *common.OWNER_COLORS, common.PANEL, common.GOLD, common.INK)
+    pal = common.FixedPalette(flat, [(c, common.INK, 6) for c in flat])
+    assert all(pal.exact(c) for c in flat) and len(pal.colours) <= 256
+    png = common.to_png(img, palette=pal)
+    assert png == common.to_png(img.copy(), palette=pal)  # the colour cache changes nothing
+    back = decode(png)
+    assert back.mode == "P" and back.getpalette()[:3 * len(pal.colours)] == [
+        v for c in pal.colours for v in c]
+    rgb = back.convert("RGB")
+    for colour in flat:  # every pixel of a flat colour comes back exactly that colour
+        got = {p for p, q in zip(rgb.get_flattened_data(), img.get_flattened_data(),
+                                 strict=True) if q == colour}
+        assert got <= {colour}, (colour, sorted(got)[:5])
+    assert common.to_png(img, palette=None) == common.to_png(img)
+    # An entry that an earlier one would take (Pillow looks a pixel up rounded down to
+    # a multiple of 4) is left out: no pixel could keep it.
+    twin = common.FixedPalette([(0, 0, 0), (1, 1, 1)])
+    assert twin.colours == ((0, 0, 0),) and not twin.exact((1, 1, 1))
+    canvas = pal.canvas(20, 10, common.PANEL)
+    assert canvas.mode == "P" and canvas.getpixel((3, 3)) == pal.index(common.PANEL)
+    with pytest.raises(ValueError):
+        common.FixedPalette([(r, g, 0) for r in range(0, 256, 8) for g in range(0, 256, 8)])
+
+
 @pytest.mark.parametrize("module", [renderers, common])
 def test_doctests(module) -> None:
     result = doctest.testmod(module)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageChops, ImageFilter, ImageStat
 
 import renderers
 from engines import get_game
@@ -246,6 +246,64 @@ def test_hand_image_grows_with_the_hand_and_warns_over_the_limit() -> None:
         winter_hand.render_hand(small)).height
 
 
+def test_hand_puts_the_objectives_first_and_is_no_tall_strip() -> None:
+    """13 cards and two Objectives: the Objectives under the header, above the cards (on
+    a phone the picture's top shows first), and the picture under 2.3 times as tall as
+    wide (it was a 1:3 strip)."""
+    state = play(5, 7, 90, objective=True)
+    view = GAME.view(state, 0).model_dump(mode="json")
+    view["hand"] = [{"id": s.id, "title": s.title, "image": s.image, "spring": "",
+                     "winter": ""} for s in C.story_cards[20:33]]
+    hand = winter_hand.hand_from_view(view, NAMES)
+    assert len(hand.cards) == 13 and hand.objectives
+    img = decode(winter_hand.render(view, NAMES))
+    assert img.width == winter_hand.WIDTH and img.height < 2.3 * img.width
+    top = winter_hand._top(hand.seat, hand.name, hand.faction, 13, hand.note,
+                           tuple(hand.objectives))
+    bare = winter_hand._top(hand.seat, hand.name, hand.faction, 13, hand.note, ())
+    assert top.height > bare.height + 100  # the Objectives are in the top part
+    assert img.crop((0, 0, img.width, top.height)).tobytes() == top.tobytes()
+
+
+def _flat_error(drawing: Image.Image, back: Image.Image) -> int:
+    """The most a pixel inside a flat area of ``drawing`` (its 3x3 neighbourhood all one
+    colour) changed in ``back``, in levels of a channel."""
+    spread = None
+    for band in drawing.split():
+        d = ImageChops.difference(band.filter(ImageFilter.MaxFilter(3)),
+                                  band.filter(ImageFilter.MinFilter(3)))
+        spread = d if spread is None else ImageChops.lighter(spread, d)
+    assert spread is not None
+    flat = spread.point(lambda v: 255 if v == 0 else 0)
+    diff = Image.composite(ImageChops.difference(drawing, back),
+                           Image.new("RGB", drawing.size), flat)
+    return max(hi for _, hi in diff.getextrema())
+
+
+def test_hand_cards_keep_what_was_drawn() -> None:
+    """A card is stored in its faction's palette: outside its art every flat colour comes
+    back exact; the art is dithered to the palette's sky, so a third of its size (about
+    what a phone shows) it is within half a level on average."""
+    w = winter_hand._card_width()
+    for s in C.story_cards[::9]:
+        card = winter_hand.HandCard(s.id, s.title, s.image, " · ".join(s.spring.captions),
+                                    " · ".join(s.winter.captions))
+        for faction in ("spring", "winter", "writer"):
+            drawing, art = winter_hand._card_rgb(card, w, faction)
+            tile = winter_hand._card_tile(card, w, faction).convert("RGB")
+            at = 14 - winter_hand.CARD_PAD
+            outside = drawing.copy(), tile.copy()
+            for im in outside:
+                im.paste((0, 0, 0), (at, at, at + art.width, at + art.height))
+            assert _flat_error(*outside) == 0, (s.id, faction)
+
+            def third(im: Image.Image) -> Image.Image:
+                return im.resize((im.width // 3, im.height // 3), Image.Resampling.LANCZOS)
+
+            seen = ImageStat.Stat(ImageChops.difference(third(drawing), third(tile)))
+            assert max(seen.mean) < 0.5, (s.id, faction, seen.mean)
+
+
 def test_every_story_card_has_its_own_art() -> None:
     motifs = {winter_hand.motif_for(c.title, c.image) for c in C.story_cards}
     assert len(motifs) >= 60  # 93 cards, few sharing a motif
@@ -359,7 +417,8 @@ def test_html_is_self_contained_and_escapes_players_words() -> None:
     out = storybook.export(view, NAMES, board_png=renderers.render("winter-tales", view))
     page = out["html"]
     assert "<script" not in page.lower()
-    assert not re.search(r"(src|href)\s*=\s*[\"'](?!data:)", page)
+    # Nothing outside the page: data URIs, and links to its own chapters.
+    assert not re.search(r"(src|href)\s*=\s*[\"'](?!data:|#)", page)
     assert "http://" not in page.replace("http://e", "") and "https://" not in page
     assert "@import" not in page and "url(" not in page
     assert page.count('src="data:image/png;base64,') >= 1
@@ -410,3 +469,26 @@ def test_board_shows_face_up_objectives_and_never_secret_ones() -> None:
     with_secret = winter_tales.render(view, NAMES)
     view["objectives"] = view["objectives"][:1]
     assert winter_tales.render(view, NAMES) == with_secret  # the secret one draws nothing
+
+
+def test_storybook_has_contents_linking_every_chapter_and_a_full_width_board() -> None:
+    from renderers.storybook import Story, StoryChapter, StoryEntry, to_html
+
+    chapters = [StoryChapter(n, f"Chapter {n}") for n in (1, 2, 3)]
+    for ch in chapters:
+        ch.entries.append(StoryEntry(n=ch.number, kind="narration", chapter=ch.number,
+                                     text=f"Passage of chapter {ch.number}.", seat=0))
+    story = Story(title="A Test Tale", players=[], length=12, epilogue_space=2,
+                  chapters=chapters, memories=[])
+    png = io.BytesIO()
+    Image.new("RGB", (40, 20), (10, 20, 30)).save(png, format="PNG")
+    page = to_html(story, board_png=png.getvalue(), art=False)
+    links = re.findall(r'<a href="#([\w-]+)">([^<]+)</a>', page)
+    assert links == [("chapter-1", "Chapter 1"), ("chapter-2", "Chapter 2"),
+                     ("chapter-3", "Chapter 3"), ("board", "The board")]
+    for anchor, _title in links:
+        assert f'id="{anchor}"' in page  # every link lands somewhere
+    # The board is shown (not folded away), full width, and opens alone at full size.
+    assert "<details" not in page
+    figure = page[page.index('<figure class="board wide" id="board">'):]
+    assert figure.index("<a href=\"data:image/png;base64,") < figure.index("<img")
