@@ -20,6 +20,7 @@ import logging
 import re
 import secrets
 import signal
+import socket
 import sys
 import time
 from collections.abc import Awaitable
@@ -177,6 +178,13 @@ _WORDS = {
 }
 
 
+def instance_identity(settings: Settings) -> str:
+    """Which bot instance this is, the same across its restarts: the machine and the
+    shards it runs (two instances of a cluster never share both)."""
+    shards = ",".join(str(i) for i in settings.shard_ids) or "all"
+    return f"{socket.gethostname()}/{shards}of{settings.shard_count or 1}"
+
+
 class FabletopBot(commands.Bot):
     """The bot. ``service`` and ``renderer`` can be injected (tests); otherwise the
     service opens ``settings.database`` in :meth:`setup_hook`."""
@@ -216,8 +224,10 @@ class FabletopBot(commands.Bot):
         self.turns: TurnController | None = None
         self._unsubscribe: Any = None
         self._tasks: list[asyncio.Task[None]] = []
-        self._owner = f"{secrets.token_hex(6)}"
-        """This process's name when it claims an outbox to deliver."""
+        self._identity = instance_identity(settings)
+        self._owner = f"{self._identity}:{secrets.token_hex(6)}"
+        """This run's name when it claims an outbox or plays a table's AI: its
+        instance's identity (a restart keeps it), then a token of this run."""
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -243,6 +253,16 @@ class FabletopBot(commands.Bot):
             self._service_to_close = self.service
         else:
             await self.service.open()
+        # What a killed earlier run of this instance still held (outbox claims, AI
+        # leases) is taken back now rather than when it expires.
+        self.service.owner = f"{self._owner}:ai"
+        try:
+            freed = await self.service.store.release_claims(f"{self._identity}:")
+        except Exception:
+            log.exception("could not take back the claims of an earlier run")
+        else:
+            if freed:
+                log.info("took back %d claim(s) an earlier run of this instance held", freed)
         # The limits on open tables are the bot's policy, not the service's (the
         # console and the tests run a bare service without them).
         self.service.max_tables_per_member = self.settings.max_tables_per_member

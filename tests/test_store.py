@@ -743,3 +743,26 @@ async def test_guild_settings_and_results(store: Store) -> None:
     assert await store.results(channel_id=12) == [made[2]]
     assert await store.results(guild_id=5, limit=1) == [made[1]]
     assert await store.results(guild_id=99) == []
+
+
+async def test_a_restarted_instance_takes_back_its_claims(backend: Backend) -> None:
+    clock = Clock()
+    s = backend.store(clock=clock)
+    await s.open()
+    try:
+        await s.create_table(_rec())
+        await s.create_table(_rec("t2", channel=11))
+        oid = await s.save_table(_bump(_rec()), outbox="{}")
+        other = await s.save_table(_bump(_rec("t2", channel=11)), outbox="{}")
+        assert oid is not None and other is not None
+        assert await s.claim_outbox(oid, "host/all:run1", 30)
+        assert await s.claim_outbox(other, "host/allx:run1", 30)  # another instance
+        assert await s.claim_lease("t1", "host/all:run1:ai", 30)
+        # The next run of instance "host/all" takes back its own, not the other's.
+        assert await s.release_claims("host/all:") == 2
+        assert await s.claim_outbox(oid, "host/all:run2", 30)
+        assert not await s.claim_outbox(other, "host/all:run2", 30)
+        assert await s.claim_lease("t1", "host/all:run2:ai", 30)
+        assert await s.release_claims("%") == 0  # a pattern character is a character
+    finally:
+        await s.close()

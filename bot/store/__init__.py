@@ -349,6 +349,13 @@ class Store(abc.ABC):
         conditional write: of two claimers exactly one wins)."""
 
     @abc.abstractmethod
+    async def release_claims(self, owner_prefix: str) -> int:
+        """Free every outbox claim and table lease whose owner starts with
+        ``owner_prefix``: at start, a process takes back what its previous run (killed,
+        its claims still running) held, instead of waiting for them to expire. Returns
+        how many were freed."""
+
+    @abc.abstractmethod
     async def release_lease(self, table_id: str, owner: str) -> None:
         """Give the lease back if ``owner`` holds it (so another process may take the
         table's next AI turn at once)."""

@@ -672,6 +672,18 @@ class PostgresStore(Store):
         )
         return _count(status) == 1
 
+    async def release_claims(self, owner_prefix: str) -> int:
+        pattern = owner_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+        async def work(conn: Connection) -> int:
+            a = await conn.execute(
+                "UPDATE outbox SET claimed_by = NULL, claimed_until = NULL"
+                " WHERE delivered_at IS NULL AND claimed_by LIKE $1", pattern)
+            b = await conn.execute("DELETE FROM table_leases WHERE owner LIKE $1", pattern)
+            return _count(a) + _count(b)
+
+        return await self._write(work)
+
     async def release_lease(self, table_id: str, owner: str) -> None:
         await self._execute("DELETE FROM table_leases WHERE table_id = $1 AND owner = $2",
                             table_id, owner)

@@ -560,6 +560,19 @@ class SqliteStore(Store):
 
         return await self._write(work)
 
+    async def release_claims(self, owner_prefix: str) -> int:
+        pattern = owner_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+        def work(conn: sqlite3.Connection) -> int:
+            a = conn.execute(
+                "UPDATE outbox SET claimed_by = NULL, claimed_until = NULL"
+                " WHERE delivered_at IS NULL AND claimed_by LIKE ? ESCAPE '\\'", (pattern,))
+            b = conn.execute("DELETE FROM table_leases WHERE owner LIKE ? ESCAPE '\\'",
+                             (pattern,))
+            return a.rowcount + b.rowcount
+
+        return await self._write(work)
+
     async def release_lease(self, table_id: str, owner: str) -> None:
         await self._write(lambda conn: conn.execute(
             "DELETE FROM table_leases WHERE table_id = ? AND owner = ?", (table_id, owner)))

@@ -2,7 +2,8 @@
 
 The bot runs as ``python -m bot.cli run --sync`` in a subprocess, configured only through
 its environment (DISCORD_TOKEN, DATABASE_PATH, DISCORD_API_BASE, DISCORD_GATEWAY_URL), with
-a real SQLite file, exactly as an operator would run it against Discord.
+a real SQLite file (or, given ``database_url``, a PostgreSQL database: DATABASE_URL), exactly
+as an operator would run it against Discord.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ class BotProcess:
     """One bot subprocess (restartable) pointed at an emulator."""
 
     def __init__(
-        self, emu: Emulator, workdir: Path, *, shards: tuple[int, ...] | None = None, **env: str
+        self, emu: Emulator, workdir: Path, *, shards: tuple[int, ...] | None = None,
+        database_url: str | None = None, **env: str
     ) -> None:
         self.emu = emu
         self.shards = shards if shards is not None else tuple(range(emu.shard_count))
@@ -49,6 +51,9 @@ class BotProcess:
             "PYTHONUNBUFFERED": "1",
             **env,
         }
+        self.database_url = database_url
+        if database_url is not None:
+            self.env["DATABASE_URL"] = database_url
         self.proc: asyncio.subprocess.Process | None = None
         self.starts = 0
 
@@ -102,6 +107,20 @@ class BotProcess:
         except TimeoutError:
             proc.kill()
             return await proc.wait()
+
+    @property
+    def database(self) -> str:
+        """Where the bot keeps its tables, as ``bot.store.factory.store_for`` takes it:
+        the PostgreSQL URL if one was given, else the SQLite file."""
+        return self.database_url or str(self.db_path)
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc is not None else None
+
+    async def kill(self) -> int | None:
+        """SIGKILL the process (a crash: no clean shutdown) and wait for it to die."""
+        return await self.stop(kill=True)
 
     async def restart(self, *, kill: bool = True) -> None:
         """Kill the process mid-game (no clean shutdown) and start it again."""
