@@ -22,6 +22,8 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from engines.winter_tales.content import printed_name
+
 __all__ = ["winter_tales_board"]
 
 WIDTH = 88
@@ -40,19 +42,7 @@ def _content() -> Any:
 
 def _name(ident: str | None) -> str:
     """The printed name of a character, space, Story card, Objective or Quest."""
-    if ident is None:
-        return "-"
-    c = _content()
-    for lookup in (c.character, c.map.space, c.story_card, c.objective_card, c.quest):
-        try:
-            obj = lookup(ident)
-        except (KeyError, ValueError, AttributeError):
-            continue
-        return str(getattr(obj, "name", None) or getattr(obj, "title", None) or ident)
-    try:
-        return _name(c.quest_counter(ident).quest)
-    except (KeyError, ValueError, AttributeError):
-        return ident.replace("_", " ")
+    return printed_name(ident, "-")
 
 
 def _fill(text: str, indent: str = "    ", first: str = "") -> list[str]:

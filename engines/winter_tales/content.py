@@ -781,3 +781,26 @@ def load_content_from(directory: Path | str) -> WinterContent:
 def load_content() -> WinterContent:
     """The validated Winter Tales content from ``data/winter_tales/`` (cached)."""
     return load_content_from(DATA_DIR)
+
+
+def printed_name(ident: str | None, missing: str = "—") -> str:
+    """The printed name of a character, space, Story card, Objective, Quest or Quest
+    counter (``missing`` for none; an unknown id with its underscores as spaces), as
+    every text of the game shows it.
+
+    >>> printed_name(None, "-"), printed_name("no_such_thing")
+    ('-', 'no such thing')
+    """
+    if ident is None:
+        return missing
+    c = load_content()
+    for lookup in (c.character, c.map.space, c.story_card, c.objective_card, c.quest):
+        try:
+            obj = lookup(ident)
+        except (KeyError, ValueError, AttributeError):
+            continue
+        return str(getattr(obj, "name", None) or getattr(obj, "title", None) or ident)
+    try:
+        return printed_name(c.quest_counter(ident).quest, missing)
+    except (KeyError, ValueError, AttributeError):
+        return ident.replace("_", " ")

@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 
 from bot.ui.adapter import Choice, GameUI, Menu, Resolution, UnknownChoice
 from engines.core import Action, View
+from engines.winter_tales.content import printed_name
 
 __all__ = ["TEXT_KINDS", "WinterUI", "action_label", "card_number", "decision_prompt",
            "hand_text", "thing_name"]
@@ -81,21 +82,7 @@ def _content() -> Any:
 
 def thing_name(ident: str | None) -> str:
     """The printed name of a character, space, Story card, Objective or Quest counter."""
-    if ident is None:
-        return "—"
-    c = _content()
-    for lookup in (c.character, c.map.space, c.story_card, c.objective_card, c.quest):
-        try:
-            obj = lookup(ident)
-        except (KeyError, ValueError, AttributeError):
-            continue
-        return str(getattr(obj, "name", None) or getattr(obj, "title", None) or ident)
-    try:
-        counter = c.quest_counter(ident)
-        return thing_name(counter.quest)
-    except (KeyError, ValueError, AttributeError):
-        pass
-    return ident.replace("_", " ")
+    return printed_name(ident)
 
 
 def _card(card: str, side: str | None = None) -> str:
