@@ -95,9 +95,13 @@ async def archive(client: discord.Client, channel_id: int) -> bool:
     """Archive ``channel_id`` if it is a thread (a table's, at its end): true if it was
     archived. A channel is left alone. Discord lets the thread's creator archive it;
     should it refuse, the thread hides itself after :data:`ARCHIVE_AFTER` minutes."""
-    # The gateway keeps every active thread in the cache (a table's was created by this
-    # bot, or came with its server after a restart): one not there is no thread of ours.
     channel = client.get_channel(channel_id)
+    if channel is None:  # not in the cache (yet): ask once
+        try:
+            channel = await client.fetch_channel(channel_id)
+        except Exception as exc:  # best effort: the end of a game must still be told
+            log.info("could not look up channel %s to archive it: %r", channel_id, exc)
+            return False
     if not isinstance(channel, discord.Thread) or channel.archived:
         return False
     try:
