@@ -13,11 +13,12 @@ import itertools
 from typing import Any
 
 import pytest
-from PIL import Image, ImageChops, ImageFilter, ImageStat
+from PIL import Image, ImageChops, ImageStat
 
 from engines.crossroads_inn.content import load_content
 from engines.crossroads_inn.state import BuiltView, CrossroadsView, PendingView, PlayerView
 from renderers import crossroads_inn as cr
+from tests.picture_checks import flat_error, seen_on_a_phone
 
 C = load_content()
 NAMES = ["Ann", "Bruno", "Chiara", "Dmitri"]
@@ -301,24 +302,8 @@ def test_hand_shows_a_pending_recipe_choice() -> None:
     check_png(cr.render_hand(other, NAMES))
 
 
-def _flat_error(drawing: Image.Image, back: Image.Image) -> int:
-    """The most a pixel inside a flat area of ``drawing`` (its 3x3 neighbourhood all one
-    colour) changed in ``back``, in levels of a channel."""
-    spread = None
-    for band in drawing.split():
-        d = ImageChops.difference(band.filter(ImageFilter.MaxFilter(3)),
-                                  band.filter(ImageFilter.MinFilter(3)))
-        spread = d if spread is None else ImageChops.lighter(spread, d)
-    assert spread is not None
-    flat = spread.point(lambda v: 255 if v == 0 else 0)
-    diff = Image.composite(ImageChops.difference(drawing, back),
-                           Image.new("RGB", drawing.size), flat)
-    return max(hi for _, hi in diff.getextrema())
 
 
-def _seen_on_a_phone(img: Image.Image) -> Image.Image:
-    return img.convert("RGB").resize((400, round(img.height * 400 / img.width)),
-                                     Image.Resampling.LANCZOS)
 
 
 def test_hand_keeps_what_was_drawn() -> None:
@@ -330,9 +315,9 @@ def test_hand_keeps_what_was_drawn() -> None:
         back = decode(cr.render_hand(v, NAMES))
         assert back.mode == "P"
         back = back.convert("RGB")
-        assert _flat_error(drawing, back) == 0
-        seen = ImageStat.Stat(ImageChops.difference(_seen_on_a_phone(drawing),
-                                                    _seen_on_a_phone(back)))
+        assert flat_error(drawing, back) == 0
+        seen = ImageStat.Stat(ImageChops.difference(seen_on_a_phone(drawing),
+                                                    seen_on_a_phone(back)))
         assert max(seen.mean) < 0.2, seen.mean
 
 

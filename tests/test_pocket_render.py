@@ -5,13 +5,14 @@ from __future__ import annotations
 import io
 import time
 
-from PIL import Image, ImageChops, ImageFilter, ImageStat
+from PIL import Image, ImageChops, ImageStat
 
 from engines.agents.pocket import careful_action
 from engines.core import Rng
 from engines.pocket.game import Pocket
 from engines.pocket.state import Explore, PocketOptions, PocketState
 from renderers.pocket import W, draw, render, text_board
+from tests.picture_checks import flat_error, seen_on_a_phone
 
 G = Pocket()
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -82,24 +83,8 @@ def test_the_placing_squares_and_the_mirror_are_shown() -> None:
     assert len(sizes) >= 2
 
 
-def _flat_error(drawing: Image.Image, back: Image.Image) -> int:
-    """The most a pixel inside a flat area of ``drawing`` (its 3x3 neighbourhood all one
-    colour) changed in ``back``, in levels of a channel."""
-    spread = None
-    for band in drawing.split():
-        d = ImageChops.difference(band.filter(ImageFilter.MaxFilter(3)),
-                                  band.filter(ImageFilter.MinFilter(3)))
-        spread = d if spread is None else ImageChops.lighter(spread, d)
-    assert spread is not None
-    flat = spread.point(lambda v: 255 if v == 0 else 0)
-    diff = Image.composite(ImageChops.difference(drawing, back),
-                           Image.new("RGB", drawing.size), flat)
-    return max(hi for _, hi in diff.getextrema())
 
 
-def _seen_on_a_phone(img: Image.Image) -> Image.Image:
-    return img.convert("RGB").resize((400, round(img.height * 400 / img.width)),
-                                     Image.Resampling.LANCZOS)
 
 
 def test_the_picture_keeps_what_was_drawn() -> None:
@@ -115,9 +100,9 @@ def test_the_picture_keeps_what_was_drawn() -> None:
         view = G.view(s, None)
         drawing = draw(view)
         back = Image.open(io.BytesIO(render(view))).convert("RGB")
-        assert _flat_error(drawing, back) <= 4
-        seen = ImageStat.Stat(ImageChops.difference(_seen_on_a_phone(drawing),
-                                                    _seen_on_a_phone(back)))
+        assert flat_error(drawing, back) <= 4
+        seen = ImageStat.Stat(ImageChops.difference(seen_on_a_phone(drawing),
+                                                    seen_on_a_phone(back)))
         assert max(seen.mean) < 0.25, seen.mean
 
 

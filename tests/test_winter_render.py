@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PIL import Image, ImageChops, ImageFilter, ImageStat
+from PIL import Image, ImageChops, ImageStat
 
 import renderers
 from engines import get_game
@@ -21,6 +21,7 @@ from engines.core import Rng
 from engines.winter_tales.content import load_content
 from engines.winter_tales.state import Narrate, Retell, Strike, XCard
 from renderers import storybook, winter_hand, winter_tales
+from tests.picture_checks import flat_error
 
 GAME = get_game("winter-tales")
 C = load_content()
@@ -265,19 +266,6 @@ def test_hand_puts_the_objectives_first_and_is_no_tall_strip() -> None:
     assert img.crop((0, 0, img.width, top.height)).tobytes() == top.tobytes()
 
 
-def _flat_error(drawing: Image.Image, back: Image.Image) -> int:
-    """The most a pixel inside a flat area of ``drawing`` (its 3x3 neighbourhood all one
-    colour) changed in ``back``, in levels of a channel."""
-    spread = None
-    for band in drawing.split():
-        d = ImageChops.difference(band.filter(ImageFilter.MaxFilter(3)),
-                                  band.filter(ImageFilter.MinFilter(3)))
-        spread = d if spread is None else ImageChops.lighter(spread, d)
-    assert spread is not None
-    flat = spread.point(lambda v: 255 if v == 0 else 0)
-    diff = Image.composite(ImageChops.difference(drawing, back),
-                           Image.new("RGB", drawing.size), flat)
-    return max(hi for _, hi in diff.getextrema())
 
 
 def test_hand_cards_keep_what_was_drawn() -> None:
@@ -295,7 +283,7 @@ def test_hand_cards_keep_what_was_drawn() -> None:
             outside = drawing.copy(), tile.copy()
             for im in outside:
                 im.paste((0, 0, 0), (at, at, at + art.width, at + art.height))
-            assert _flat_error(*outside) == 0, (s.id, faction)
+            assert flat_error(*outside) == 0, (s.id, faction)
 
             def third(im: Image.Image) -> Image.Image:
                 return im.resize((im.width // 3, im.height // 3), Image.Resampling.LANCZOS)
