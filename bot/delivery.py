@@ -56,6 +56,9 @@ from bot.ui.items import build_view
 from bot.ui.texts import MAX_CONTENT, clip, clip_start, literal
 from engines.catalog import has_hands, spec
 
+_UNREAD = object()
+"""``post_public``'s ``prev`` when the caller has not read the turn message."""
+
 __all__ = ["CANNOT_DM", "CANNOT_POST", "Delivery", "Renderer", "board_key", "clip"]
 
 log = logging.getLogger(__name__)
@@ -287,16 +290,17 @@ class Delivery:
     async def _deliver(self, outbox: Outbox, interaction: discord.Interaction | None,
                        superseded: bool) -> bool:
         info = outbox.table
-        if outbox.id is not None:
-            shown = await self._turn_message(info.id)
-            if shown is not None and shown.version > outbox.version:
-                # Overtaken: a newer version is already in the channel (delivered before a
-                # restart, or by another process, while this one failed). Posting it now
-                # would take the buttons and the hands back to an older turn.
-                log.info("outbox %s of table %s (v%d) was overtaken by v%d: not shown",
-                         outbox.id, info.id, outbox.version, shown.version)
-                await self.store.mark_delivered(outbox.id)
-                return True
+        # One read of the turn message serves the check below and the post.
+        needed = outbox.id is not None or outbox.public is not None
+        shown = await self._turn_message(info.id) if needed else None
+        if outbox.id is not None and shown is not None and shown.version > outbox.version:
+            # Overtaken: a newer version is already in the channel (delivered before a
+            # restart, or by another process, while this one failed). Posting it now
+            # would take the buttons and the hands back to an older turn.
+            log.info("outbox %s of table %s (v%d) was overtaken by v%d: not shown",
+                     outbox.id, info.id, outbox.version, shown.version)
+            await self.store.mark_delivered(outbox.id)
+            return True
         if superseded:
             # A newer version is already waiting: it brings the board and the buttons.
             outbox = replace(outbox, public_view=None, seats=tuple(
@@ -305,7 +309,7 @@ class Delivery:
         if outbox.public is not None:
             if info.status is not TableStatus.LOBBY:
                 await self.close_lobby(info.id)
-            posted, turn = await self.post_public(outbox)
+            posted, turn = await self.post_public(outbox, prev=shown)
         hands = []
         if has_hands(info.game_id):
             hands = await self.hands.refresh(outbox, interaction)
@@ -337,15 +341,19 @@ class Delivery:
 
     # -- the channel -------------------------------------------------------------
 
-    async def post_public(self, outbox: Outbox, *, head: tuple[str, ...] = ()
+    async def post_public(self, outbox: Outbox, *, head: tuple[str, ...] = (),
+                          prev: TurnMessage | object | None = _UNREAD,
                           ) -> tuple[bool, TurnMessage | None]:
         """Post (or edit into the turn message) one public update. Returns whether it
         could be posted and the turn message it leaves (``None``: unchanged). ``head``:
-        lines of the bot's own, already Discord text, before the update's (plain) ones."""
+        lines of the bot's own, already Discord text, before the update's (plain) ones;
+        ``prev``: the table's turn message if the caller has just read it."""
         update = outbox.public
         assert update is not None
         info = outbox.table
-        prev = await self._turn_message(info.id)
+        if prev is _UNREAD:
+            prev = await self._turn_message(info.id)
+        assert prev is None or isinstance(prev, TurnMessage)
         lines = [*head, *(literal(x) for x in update.lines)]
         if update.kind == "start" and outbox.public_view is not None:
             extra = self.start_lines.get(info.game_id)
