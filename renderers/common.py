@@ -19,9 +19,12 @@ from __future__ import annotations
 import hashlib
 import io
 import math
+import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -157,6 +160,10 @@ class _GlyphCache:
         self.masks.move_to_end(key)
         return hit[0], hit[1]
 
+    def clear(self) -> None:
+        self.masks.clear()
+        self.pixels = 0
+
     def put(self, key: tuple[Any, ...], mask: Any, offset: tuple[int, int]) -> None:
         w, h = mask.size
         self.masks[key] = (mask, offset, w * h)
@@ -217,6 +224,9 @@ class CachedFont(ImageFont.FreeTypeFont):
                  stroke_width: float = 0, anchor: str | None = None, ink: int = 0,
                  start: tuple[float, float] | None = None, *args: Any,
                  **kwargs: Any) -> tuple[Any, tuple[int, int]]:
+        log = _TEXT_LOG.get()
+        if log is not None:
+            log.append(DrawnText(self.size, str(text)))
         # Colour glyphs (mode RGBA) are edited in place by ImageDraw: never shared.
         if features is not None or args or mode == "RGBA" or set(kwargs) - {"stroke_filled"}:
             return super().getmask2(text, mode, direction, features, language, stroke_width,
@@ -231,6 +241,53 @@ class CachedFont(ImageFont.FreeTypeFont):
             _GLYPHS.put(key, mask, offset)
             return mask, offset
         return hit
+
+
+@dataclass(frozen=True)
+class DrawnText:
+    """One string a picture drew: its font size in the picture's pixels."""
+
+    size: int
+    text: str
+
+
+_TEXT_LOG: ContextVar[list[DrawnText] | None] = ContextVar("fabletop_text_log", default=None)
+
+
+@contextmanager
+def recording_text() -> Iterator[list[DrawnText]]:
+    """Every string drawn with a :func:`font` inside the block, for the picture checks
+    (the smallest text a phone shows). Cached parts of pictures hide what they drew:
+    call :func:`clear_caches` first.
+
+    >>> img = new_canvas(100, 40)
+    >>> with recording_text() as drawn:
+    ...     _ = text_center(ImageDraw.Draw(img), (50, 20), "Hi", font(24), TEXT)
+    >>> drawn
+    [DrawnText(size=24, text='Hi')]
+    """
+    log: list[DrawnText] = []
+    token = _TEXT_LOG.set(log)
+    try:
+        yield log
+    finally:
+        _TEXT_LOG.reset(token)
+
+
+def clear_caches() -> None:
+    """Empty every cache of every loaded renderer (functools caches, and the objects
+    with a ``clear`` method the renderers keep at module level), so the next picture
+    draws everything anew. For the picture checks; the bot never needs it."""
+    for name, module in list(sys.modules.items()):
+        if module is None or not (name == "renderers" or name.startswith("renderers.")):
+            continue
+        for value in list(vars(module).values()):
+            if callable(getattr(value, "cache_clear", None)):
+                value.cache_clear()
+            elif (type(value).__module__.startswith("renderers")
+                  and callable(getattr(value, "clear", None))
+                  and not isinstance(value, type)):
+                value.clear()
 
 
 @lru_cache(maxsize=64)

@@ -799,6 +799,11 @@ class _SpriteCache:
         self._max = max_bytes
         self._lock = threading.Lock()
 
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self._bytes = 0
+
     def get(self, key: Hashable) -> _Sprite | None:
         with self._lock:
             hit = self._items.get(key)

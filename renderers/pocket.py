@@ -161,6 +161,11 @@ class _Regions:
         self.parts: OrderedDict[Hashable, Image.Image] = OrderedDict()
         self.lock = threading.Lock()
 
+    def clear(self) -> None:
+        with self.lock:
+            self.parts.clear()
+            self.pixels = 0
+
     def draw(self, img: Image.Image, key: Hashable, region: tuple[int, int, int, int],
              paint: Callable[[], object]) -> None:
         """Paste the part kept under ``key`` at ``region``, or ``paint`` it on ``img``
