@@ -176,7 +176,8 @@ async def replay_animation(
             return _cache[key]
         started = time.perf_counter()
         actions = await store.actions(rec.id)
-        replay = await asyncio.to_thread(replay_table, rec, actions)
+        journal = [j.data for j in await store.journal(rec.id)]
+        replay = await asyncio.to_thread(replay_table, rec, actions, journal)
         steps = replay.frames(max_frames)
         replayed = time.perf_counter()
         pictures = await _draw_all(replay, steps, draw)

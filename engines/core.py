@@ -325,6 +325,28 @@ class Game(abc.ABC, Generic[S, A]):
     def dump_state(self, state: S) -> str:
         return state.model_dump_json()
 
+    # -- the journal: what a state only appends to, stored beside it -----------
+
+    journaled: ClassVar[bool] = False
+    """The state keeps a journal (Winter Tales: its story) that the store keeps apart,
+    appending only what each move adds: see :meth:`dump_body`, :meth:`journal_changes`
+    and :meth:`load_stored`."""
+
+    def dump_body(self, state: S) -> str:
+        """The state as the table row stores it: all of it but the journal."""
+        return self.dump_state(state)
+
+    def journal_changes(self, before: S | None, after: S) -> list[tuple[int, str]]:
+        """``(index, JSON)`` of the journal entries of ``after`` that ``before`` does not
+        hold as they are (appended, or replaced by a new entry); all of them when
+        ``before`` is ``None``. A journal's entries are never changed in place."""
+        return []
+
+    def load_stored(self, body: str | bytes, journal: Sequence[str] = ()) -> S:
+        """A state from its stored body and journal (the newest form of each entry, in
+        order). A body written before journals were kept holds its journal itself."""
+        return self.load_state(body)
+
     def copy_state(self, state: S) -> S:
         return state.model_copy(deep=True)
 

@@ -113,6 +113,37 @@ class EventRecord:
     """JSON: the event dump plus its rendered text and visibility."""
 
 
+@dataclass(frozen=True)
+class JournalRecord:
+    """One entry of a table's append-only journal (Winter Tales: a line of the story).
+
+    The journal lives beside the state, not inside it: a commit adds only the entries its
+    move appended or replaced, so a long story is never rewritten. Rows are only ever
+    inserted; an entry the game replaced later (a passage retold, hidden, struck) is a
+    new row of the same ``n`` at the version that replaced it, and the newest row of each
+    ``n`` is the entry. ``version`` is the table version that wrote it (0: the set-up)."""
+
+    table_id: str
+    n: int
+    version: int
+    data: str
+    """The entry as JSON (the game's own dump)."""
+
+
+def newest_entries(rows: Sequence[JournalRecord]) -> list[JournalRecord]:
+    """Of rows ordered by ``(n, version)``, the newest row of each ``n``, by ``n``.
+
+    >>> rows = [JournalRecord("t", 0, 0, "a"), JournalRecord("t", 0, 3, "a2"),
+    ...         JournalRecord("t", 1, 2, "b")]
+    >>> [r.data for r in newest_entries(rows)]
+    ['a2', 'b']
+    """
+    newest: dict[int, JournalRecord] = {}
+    for row in rows:
+        newest[row.n] = row
+    return [newest[n] for n in sorted(newest)]
+
+
 def _clip(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -257,12 +288,14 @@ class Store(abc.ABC):
         expected_version: int | None = None,
         *,
         outbox: str | None = None,
+        journal: Sequence[tuple[int, str]] = (),
     ) -> int | None:
         """Overwrite a table row (lobby changes, start, abort, reminders), only if the
         stored revision is ``rec.revision - 1`` and, with ``expected_version``, the
         stored version matches; else :class:`VersionConflict` and nothing is written.
         With ``outbox`` (a JSON payload) an outbox row (version ``rec.version``) is
-        written in the same transaction and its id returned."""
+        written in the same transaction and its id returned; ``journal`` entries
+        ``(n, JSON)`` are appended at version ``rec.version`` in it too."""
 
     @abc.abstractmethod
     async def commit_action(
@@ -273,9 +306,11 @@ class Store(abc.ABC):
         events: list[EventRecord],
         *,
         outbox: str | None = None,
+        journal: Sequence[tuple[int, str]] = (),
     ) -> int | None:
         """Atomically: the table row (with ``rec.version == expected_version + 1``), the
-        action, its events and, with ``outbox``, an outbox row (whose id is returned).
+        action, its events, the ``journal`` entries ``(n, JSON)`` the move appended or
+        replaced and, with ``outbox``, an outbox row (whose id is returned).
         Raises :class:`VersionConflict` (and writes nothing) if the stored version is
         not ``expected_version`` or the stored revision not ``rec.revision - 1``; the
         action log's key ``(table_id, version)`` refuses a second commit of a version
@@ -308,10 +343,12 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     async def import_table(self, rec: TableRecord, actions: Sequence[ActionRecord],
-                           events: Sequence[EventRecord]) -> None:
+                           events: Sequence[EventRecord],
+                           journal: Sequence[JournalRecord] = ()) -> None:
         """Write a table exactly as given (its revision included) with its action and
-        event logs, in one transaction; :class:`ChannelTaken` or :class:`StoreError` if
-        it clashes with what is stored (a table of that id already exists)."""
+        event logs and every row of its journal, in one transaction; :class:`ChannelTaken`
+        or :class:`StoreError` if it clashes with what is stored (a table of that id
+        already exists)."""
 
     # -- servers and results -------------------------------------------------
 
@@ -359,6 +396,12 @@ class Store(abc.ABC):
     async def release_lease(self, table_id: str, owner: str) -> None:
         """Give the lease back if ``owner`` holds it (so another process may take the
         table's next AI turn at once)."""
+
+    @abc.abstractmethod
+    async def journal(self, table_id: str, *, every_row: bool = False
+                      ) -> list[JournalRecord]:
+        """The table's journal: the newest row of each entry, by ``n`` (every row ever
+        written, by ``(n, version)``, with ``every_row``: what an export copies)."""
 
     @abc.abstractmethod
     async def actions(self, table_id: str) -> list[ActionRecord]:

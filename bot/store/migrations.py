@@ -207,8 +207,25 @@ _SERVERS_AND_RESULTS = Migration(
     ),
 )
 
+_JOURNALS = Migration(
+    5,
+    "append-only journals",
+    (
+        # What a game only appends to (Winter Tales' story) lives here, not in the state:
+        # a commit inserts the entries its move added or replaced, never the whole story
+        # again. Rows are never updated; the newest version of an entry wins.
+        """CREATE TABLE journal (
+            table_id TEXT NOT NULL REFERENCES tables (id) ON DELETE CASCADE,
+            n        INTEGER NOT NULL,
+            version  INTEGER NOT NULL,
+            data     TEXT NOT NULL,
+            PRIMARY KEY (table_id, n, version)
+        )""",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
-    _INITIAL, _OUTBOX_AND_MESSAGES, _REVISIONS_AND_LEASES, _SERVERS_AND_RESULTS)
+    _INITIAL, _OUTBOX_AND_MESSAGES, _REVISIONS_AND_LEASES, _SERVERS_AND_RESULTS, _JOURNALS)
 """Every migration, in version order (versions 1, 2, ... without gaps)."""
 
 LATEST = MIGRATIONS[-1].version

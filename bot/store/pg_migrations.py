@@ -182,8 +182,22 @@ _SERVERS_AND_RESULTS = Migration(
     ),
 )
 
+_JOURNALS = Migration(
+    5,
+    "append-only journals",
+    (
+        """CREATE TABLE journal (
+            table_id TEXT COLLATE "C" NOT NULL REFERENCES tables (id) ON DELETE CASCADE,
+            n        BIGINT NOT NULL,
+            version  BIGINT NOT NULL,
+            data     TEXT NOT NULL,
+            PRIMARY KEY (table_id, n, version)
+        )""",
+    ),
+)
+
 PG_MIGRATIONS: tuple[Migration, ...] = (
-    _INITIAL, _OUTBOX_AND_MESSAGES, _REVISIONS_AND_LEASES, _SERVERS_AND_RESULTS)
+    _INITIAL, _OUTBOX_AND_MESSAGES, _REVISIONS_AND_LEASES, _SERVERS_AND_RESULTS, _JOURNALS)
 """Every PostgreSQL migration, in version order: those of SQLite, one for one."""
 
 if [(m.version, m.name) for m in PG_MIGRATIONS] != [

@@ -70,6 +70,7 @@ from bot.store import (
     ChannelTaken,
     EventRecord,
     HandMessage,
+    JournalRecord,
     OutboxRecord,
     ResultRecord,
     Store,
@@ -77,6 +78,7 @@ from bot.store import (
     TableRecord,
     TurnMessage,
     VersionConflict,
+    newest_entries,
     result_from,
     result_json,
     utcnow,
@@ -512,19 +514,34 @@ class PostgresStore(Store):
         )
         return int(oid)
 
+    @staticmethod
+    async def _add_journal(conn: Connection, rows: Sequence[tuple[str, int, int, str]]
+                           ) -> None:
+        if rows:
+            try:
+                await conn.executemany(
+                    "INSERT INTO journal (table_id, n, version, data) VALUES ($1, $2, $3, $4)",
+                    rows)
+            except asyncpg.IntegrityConstraintViolationError as exc:
+                raise VersionConflict(_describe(exc)) from exc
+
     async def save_table(
         self,
         rec: TableRecord,
         expected_version: int | None = None,
         *,
         outbox: str | None = None,
+        journal: Sequence[tuple[int, str]] = (),
     ) -> int | None:
+        journal_rows = [(rec.id, n, rec.version, data) for n, data in journal]
+
         async def work(conn: Connection) -> int | None:
             await self._update(conn, rec, expected_version)
+            await self._add_journal(conn, journal_rows)
             return await self._add_outbox(conn, rec, outbox)
 
-        # Without an outbox row the update is a single statement: no BEGIN needed.
-        return await self._run(work, transaction=outbox is not None)
+        # Without an outbox or journal row the update is a single statement: no BEGIN.
+        return await self._run(work, transaction=outbox is not None or bool(journal_rows))
 
     async def commit_action(
         self,
@@ -534,11 +551,13 @@ class PostgresStore(Store):
         events: list[EventRecord],
         *,
         outbox: str | None = None,
+        journal: Sequence[tuple[int, str]] = (),
     ) -> int | None:
         if rec.version != expected_version + 1 or action.version != rec.version:
             raise VersionConflict("an action must move the table exactly one version on")
         action_row = _action_values(action)
         event_rows = [_event_values(e) for e in events]
+        journal_rows = [(rec.id, n, rec.version, data) for n, data in journal]
 
         async def work(conn: Connection) -> int | None:
             await self._update(conn, rec, expected_version)
@@ -546,6 +565,7 @@ class PostgresStore(Store):
                 await conn.execute(_INSERT_ACTION, *action_row)
                 if event_rows:
                     await conn.executemany(_INSERT_EVENT, event_rows)
+                await self._add_journal(conn, journal_rows)
             except asyncpg.IntegrityConstraintViolationError as exc:
                 raise VersionConflict(_describe(exc)) from exc
             return await self._add_outbox(conn, rec, outbox)
@@ -597,8 +617,10 @@ class PostgresStore(Store):
         return [str(r[0]) for r in rows]
 
     async def import_table(self, rec: TableRecord, actions: Sequence[ActionRecord],
-                           events: Sequence[EventRecord]) -> None:
+                           events: Sequence[EventRecord],
+                           journal: Sequence[JournalRecord] = ()) -> None:
         values = _row_values(rec)
+        journal_rows = [(j.table_id, j.n, j.version, j.data) for j in journal]
         action_rows = [_action_values(a) for a in actions]
         event_rows = [_event_values(e) for e in events]
 
@@ -615,6 +637,7 @@ class PostgresStore(Store):
                 await conn.executemany(_INSERT_ACTION, action_rows)
             if event_rows:
                 await conn.executemany(_INSERT_EVENT, event_rows)
+            await self._add_journal(conn, journal_rows)
 
         await self._write(work)
 
@@ -687,6 +710,15 @@ class PostgresStore(Store):
     async def release_lease(self, table_id: str, owner: str) -> None:
         await self._execute("DELETE FROM table_leases WHERE table_id = $1 AND owner = $2",
                             table_id, owner)
+
+    async def journal(self, table_id: str, *, every_row: bool = False
+                      ) -> list[JournalRecord]:
+        rows = await self._fetch(
+            "SELECT table_id, n, version, data FROM journal WHERE table_id = $1"
+            " ORDER BY n, version", table_id)
+        records = [JournalRecord(table_id=r[0], n=int(r[1]), version=int(r[2]), data=r[3])
+                   for r in rows]
+        return records if every_row else newest_entries(records)
 
     async def actions(self, table_id: str) -> list[ActionRecord]:
         rows = await self._fetch(

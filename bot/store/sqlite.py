@@ -31,6 +31,7 @@ from bot.store import (
     ChannelTaken,
     EventRecord,
     HandMessage,
+    JournalRecord,
     OutboxRecord,
     ResultRecord,
     Store,
@@ -38,6 +39,7 @@ from bot.store import (
     TableRecord,
     TurnMessage,
     VersionConflict,
+    newest_entries,
     result_from,
     result_json,
     utcnow,
@@ -381,15 +383,29 @@ class SqliteStore(Store):
         )
         return int(cur.lastrowid)  # type: ignore[arg-type]
 
+    @staticmethod
+    def _add_journal(conn: sqlite3.Connection,
+                     rows: Sequence[tuple[str, int, int, str]]) -> None:
+        if rows:
+            try:
+                conn.executemany(
+                    "INSERT INTO journal (table_id, n, version, data) VALUES (?, ?, ?, ?)", rows)
+            except sqlite3.IntegrityError as exc:
+                raise VersionConflict(str(exc)) from exc
+
     async def save_table(
         self,
         rec: TableRecord,
         expected_version: int | None = None,
         *,
         outbox: str | None = None,
+        journal: Sequence[tuple[int, str]] = (),
     ) -> int | None:
+        journal_rows = [(rec.id, n, rec.version, data) for n, data in journal]
+
         def work(conn: sqlite3.Connection) -> int | None:
             self._update(conn, rec, expected_version)
+            self._add_journal(conn, journal_rows)
             return self._add_outbox(conn, rec, outbox)
 
         return await self._write(work)
@@ -402,12 +418,14 @@ class SqliteStore(Store):
         events: list[EventRecord],
         *,
         outbox: str | None = None,
+        journal: Sequence[tuple[int, str]] = (),
     ) -> int | None:
         if rec.version != expected_version + 1 or action.version != rec.version:
             raise VersionConflict("an action must move the table exactly one version on")
         action_row = (action.table_id, action.version, action.seat, action.user_id,
                       action.action, _ts(action.created_at))
         event_rows = [(e.table_id, e.version, e.idx, e.data) for e in events]
+        journal_rows = [(rec.id, n, rec.version, data) for n, data in journal]
 
         def work(conn: sqlite3.Connection) -> int | None:
             self._update(conn, rec, expected_version)
@@ -422,6 +440,7 @@ class SqliteStore(Store):
                         "INSERT INTO events (table_id, version, idx, data) VALUES (?, ?, ?, ?)",
                         event_rows,
                     )
+                self._add_journal(conn, journal_rows)
             except sqlite3.IntegrityError as exc:
                 raise VersionConflict(str(exc)) from exc
             return self._add_outbox(conn, rec, outbox)
@@ -476,8 +495,10 @@ class SqliteStore(Store):
         return [str(r[0]) for r in rows]
 
     async def import_table(self, rec: TableRecord, actions: Sequence[ActionRecord],
-                           events: Sequence[EventRecord]) -> None:
+                           events: Sequence[EventRecord],
+                           journal: Sequence[JournalRecord] = ()) -> None:
         values = _row_values(rec)
+        journal_rows = [(j.table_id, j.n, j.version, j.data) for j in journal]
         action_rows = [(a.table_id, a.version, a.seat, a.user_id, a.action,
                         _ts(a.created_at)) for a in actions]
         event_rows = [(e.table_id, e.version, e.idx, e.data) for e in events]
@@ -497,6 +518,7 @@ class SqliteStore(Store):
             conn.executemany(
                 "INSERT INTO events (table_id, version, idx, data) VALUES (?, ?, ?, ?)",
                 event_rows)
+            self._add_journal(conn, journal_rows)
 
         await self._write(work)
 
@@ -576,6 +598,14 @@ class SqliteStore(Store):
     async def release_lease(self, table_id: str, owner: str) -> None:
         await self._write(lambda conn: conn.execute(
             "DELETE FROM table_leases WHERE table_id = ? AND owner = ?", (table_id, owner)))
+
+    async def journal(self, table_id: str, *, every_row: bool = False
+                      ) -> list[JournalRecord]:
+        rows = await self._fetch(
+            "SELECT table_id, n, version, data FROM journal WHERE table_id = ?"
+            " ORDER BY n, version", (table_id,))
+        records = [JournalRecord(table_id=r[0], n=r[1], version=r[2], data=r[3]) for r in rows]
+        return records if every_row else newest_entries(records)
 
     async def actions(self, table_id: str) -> list[ActionRecord]:
         rows = await self._fetch(

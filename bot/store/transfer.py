@@ -36,6 +36,7 @@ from bot.store import (
     ActionRecord,
     EventRecord,
     HandMessage,
+    JournalRecord,
     Store,
     StoreError,
     TableRecord,
@@ -85,6 +86,7 @@ class CopyReport:
     tables: int = 0
     actions: int = 0
     events: int = 0
+    journal: int = 0
     hand_messages: int = 0
     turn_messages: int = 0
     dm_closed: int = 0
@@ -94,9 +96,9 @@ class CopyReport:
 
     def summary(self) -> str:
         text = (f"{self.tables} table(s), {self.actions} action(s), {self.events} event(s),"
-                f" {self.hand_messages} hand message(s), {self.turn_messages} turn"
-                f" message(s), {self.dm_closed} closed-DM mark(s), {self.results} game"
-                f" result(s), {self.guild_settings} server setting(s)")
+                f" {self.journal} journal row(s), {self.hand_messages} hand message(s),"
+                f" {self.turn_messages} turn message(s), {self.dm_closed} closed-DM mark(s),"
+                f" {self.results} game result(s), {self.guild_settings} server setting(s)")
         if self.dropped_outboxes:
             text += f"; {self.dropped_outboxes} undelivered announcement(s) left behind"
         return text
@@ -109,6 +111,7 @@ class _Snapshot:
     events: list[EventRecord]
     hands: list[HandMessage]
     turn: TurnMessage | None
+    journal: list[JournalRecord]
 
 
 async def _read_table(source: Store, table_id: str) -> _Snapshot | None:
@@ -122,7 +125,8 @@ async def _read_table(source: Store, table_id: str) -> _Snapshot | None:
             return None
         snap = _Snapshot(rec, await source.actions(table_id), await source.events(table_id),
                          await source.hand_messages(table_id),
-                         await source.turn_message(table_id))
+                         await source.turn_message(table_id),
+                         await source.journal(table_id, every_row=True))
         again = await source.get_table(table_id)
         if again is not None and again.revision == rec.revision:
             return snap
@@ -180,7 +184,7 @@ async def copy_store(
         snap = await _read_table(source, table_id)
         if snap is None:  # deleted since the listing: nothing to copy
             continue
-        await target.import_table(snap.rec, snap.actions, snap.events)
+        await target.import_table(snap.rec, snap.actions, snap.events, snap.journal)
         if snap.hands:
             await target.save_hand_messages(snap.hands)
         if snap.turn is not None:
@@ -188,6 +192,7 @@ async def copy_store(
         report.tables += 1
         report.actions += len(snap.actions)
         report.events += len(snap.events)
+        report.journal += len(snap.journal)
         report.hand_messages += len(snap.hands)
         report.turn_messages += snap.turn is not None
         users |= _user_ids(snap.rec, snap.hands)
@@ -234,6 +239,8 @@ async def compare_stores(source: Store, target: Store, *, limit: int = 20) -> li
             ("row", await source.get_table(table_id), await target.get_table(table_id)),
             ("action log", await source.actions(table_id), await target.actions(table_id)),
             ("event log", await source.events(table_id), await target.events(table_id)),
+            ("journal", await source.journal(table_id, every_row=True),
+             await target.journal(table_id, every_row=True)),
             ("hand messages", await source.hand_messages(table_id),
              await target.hand_messages(table_id)),
             ("turn message", await source.turn_message(table_id),

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from engines import get_game
 
 if TYPE_CHECKING:  # records and the interface only: this module opens nothing
-    from bot.store import ActionRecord, EventRecord, Store, TableRecord
+    from bot.store import ActionRecord, EventRecord, JournalRecord, Store, TableRecord
 
 __all__ = ["AuditReport", "Mismatch", "audit_store", "replay_check"]
 
@@ -76,11 +76,14 @@ def _same_json(stored: str, replayed: str) -> tuple[bool, str]:
     return False, _first_difference(a, b)
 
 
-def replay_check(rec: TableRecord, actions: Sequence[ActionRecord]) -> str | None:
-    """``None`` if ``rec.state`` is exactly the replay of ``actions`` (the table's whole
-    action log, in version order), else a short reason: an unknown game, versions
-    missing or out of order, a log longer or shorter than ``rec.version``, an action
-    the rules refuse, or the state that differs (with where it first differs).
+def replay_check(rec: TableRecord, actions: Sequence[ActionRecord],
+                 journal: Sequence[JournalRecord] = ()) -> str | None:
+    """``None`` if ``rec.state`` (with ``journal``, the newest row of each entry of the
+    table's journal, for a game that keeps one) is exactly the replay of ``actions``
+    (the table's whole action log, in version order), else a short reason: an unknown
+    game, versions missing or out of order, a log longer or shorter than
+    ``rec.version``, an action the rules refuse, or the state or journal entry that
+    differs (with where it first differs).
 
     A table that never started (no state) must have version 0 and an empty log; any
     other (playing, finished, or aborted after its start) is replayed.
@@ -111,11 +114,25 @@ def replay_check(rec: TableRecord, actions: Sequence[ActionRecord]) -> str | Non
             game.apply(state, a.seat, game.parse_action(a.action))
         except Exception as exc:  # IllegalAction and friends: the log no longer replays
             return f"version {a.version} does not replay: {exc}"
-    same, where = _same_json(rec.state, game.dump_state(state))
-    if same:
-        return None
-    return (f"the stored state differs from the replay of its {len(actions)} action(s)"
-            f" (at {where})")
+    split = game.journaled and (bool(journal) or not game.journal_changes(None, state))
+    same, where = _same_json(rec.state, game.dump_body(state) if split else
+                             game.dump_state(state))
+    if not same:
+        return (f"the stored state differs from the replay of its {len(actions)} action(s)"
+                f" (at {where})")
+    if split:
+        want = game.journal_changes(None, state)
+        got = [(j.n, j.data) for j in journal]
+        for (n, data), (m, stored) in zip(want, got, strict=False):
+            if n != m:
+                return f"journal entry {n} is missing from the store"
+            same, where = _same_json(stored, data)
+            if not same:
+                return f"journal entry {n} differs from the replay (at {where})"
+        if len(want) != len(got):
+            return (f"the journal holds {len(got)} entries; the replay of its "
+                    f"{len(actions)} action(s) makes {len(want)}")
+    return None
 
 
 @dataclass(frozen=True)
@@ -180,11 +197,12 @@ async def audit_store(
             continue
         actions = await store.actions(table_id)
         events = await store.events(table_id)
+        journal = await store.journal(table_id)
         report.tables += 1
         report.actions += len(actions)
         report.events += len(events)
         report.by_status[rec.status] = report.by_status.get(rec.status, 0) + 1
-        reason = replay_check(rec, actions) or _event_reason(rec, events)
+        reason = replay_check(rec, actions, journal) or _event_reason(rec, events)
         if reason is not None:
             report.mismatches.append(Mismatch(table_id, reason))
         if progress is not None:

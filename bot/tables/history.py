@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 
 from bot.store import ResultRecord, Store, TableRecord
+from bot.tables.stored import stored_state
 from engines import get_game
 from engines.core import Outcome
 
@@ -45,7 +46,7 @@ async def backfill_results(store: Store) -> int:
     for rec in await store.finished_without_result():
         try:
             game = get_game(rec.game_id)
-            state = game.load_state(rec.state) if rec.state is not None else None
+            state, _ = await stored_state(store, game, rec)
             outcome = game.outcome(state) if state is not None else None
         except Exception:
             log.exception("cannot read the result of table %s", rec.id)

@@ -36,6 +36,7 @@ from bot.tables.models import (
     TableInfo,
     TableStatus,
 )
+from bot.tables.stored import stored_state
 from bot.tables.texts import outcome_text, status_text
 from engines import game_ids, get_game
 from engines.core import Game, GameState, Seat, View
@@ -71,6 +72,10 @@ class Table:
     views are built once per move."""
     touched: float = field(default_factory=time.monotonic)
     """When an operation last took the table's lock (idle tables shed their state)."""
+    journal_stored: bool = True
+    """The store holds the journal of ``state`` as it is, so a commit stores only what
+    a move changed in it (false for a row written before journals were kept: its next
+    commit stores the whole journal)."""
 
     @property
     def status(self) -> TableStatus:
@@ -258,21 +263,26 @@ class ServiceBase:
             rec = await self.store.live_table_in_channel(ref)
             if rec is None:
                 raise NoTable()
-            return self._adopt(rec), True
+            return await self._adopt(rec), True
         if ref in self._live:
             return self._live[ref], False
         rec = await self.store.get_table(ref)
         if rec is None:
             raise NoTable(f"There is no table with id '{ref[:40]}'.")
-        return self._adopt(rec), True
+        return await self._adopt(rec), True
 
-    def _adopt(self, rec: TableRecord) -> Table:
+    async def _parse(self, game: Game, rec: TableRecord) -> tuple[GameState | None, bool]:
+        return await stored_state(self.store, game, rec)
+
+    async def _adopt(self, rec: TableRecord) -> Table:
         """A table read from the store; a live one joins the live maps."""
         if rec.id in self._live:
             return self._live[rec.id]
         game = self._game(rec.game_id)
-        state = game.load_state(rec.state) if rec.state is not None else None
-        t = Table(rec=rec, game=game, state=state)
+        state, stored = await self._parse(game, rec)
+        if rec.id in self._live:  # adopted by another task while the journal was read
+            return self._live[rec.id]
+        t = Table(rec=rec, game=game, state=state, journal_stored=stored)
         if t.status.live:
             old = self._by_channel.get(rec.channel_id)
             if old is not None and old != rec.id:
@@ -288,7 +298,7 @@ class ServiceBase:
         if fresh is None:
             self._forget(t)
             raise NoTable(f"There is no table with id '{t.rec.id}'.")
-        self._absorb(t, fresh)
+        await self._absorb(t, fresh)
 
     async def _still_playing(self, t: Table) -> bool:
         """Caller holds the lock: catch up with the store, and say whether the table is
@@ -299,12 +309,13 @@ class ServiceBase:
             return False
         return t.status is TableStatus.PLAYING and t.state is not None
 
-    def _absorb(self, t: Table, fresh: TableRecord) -> None:
-        """Take a row just read from the store as the table's truth."""
+    async def _absorb(self, t: Table, fresh: TableRecord) -> None:
+        """Take a row just read from the store as the table's truth (the caller holds
+        the lock)."""
         if fresh == t.rec:  # the usual case: nobody else wrote (a plain field compare)
             return
         if fresh.state != t.rec.state or t.state is None:
-            t.state = t.game.load_state(fresh.state) if fresh.state is not None else None
+            t.state, t.journal_stored = await self._parse(t.game, fresh)
         t.rec = fresh
         t.views_key = None
         if not t.status.live:
@@ -378,7 +389,7 @@ class ServiceBase:
         if fresh is None:
             self._forget(t)
             return NoTable("This table was removed at the same moment; nothing was done.")
-        self._absorb(t, fresh)
+        await self._absorb(t, fresh)
         if fresh.status == TableStatus.ABORTED.value:
             return TableChanged("The table was aborted at the same moment, so nothing was "
                                 "done.")

@@ -383,7 +383,7 @@ class LobbyPart(ServiceBase):
             rec.seats = self._reindex([dict(s) for s in order])
             rec.status = TableStatus.PLAYING.value
             rec.version = 0
-            rec.state = game.dump_state(state)
+            rec.state = game.dump_body(state)
             rec.turn_since = self.clock()
             rec.reminded_at = None
             seat_line = "Seating: " + ", ".join(
@@ -433,7 +433,7 @@ class LobbyPart(ServiceBase):
             rec = await self.store.last_table_in_channel(channel_id)
             if rec is None or rec.status != TableStatus.FINISHED.value:
                 raise
-            return self._info(self._adopt(rec))
+            return self._info(await self._adopt(rec))
 
     async def tables_of_user(self, user_id: int) -> list[TableInfo]:
         """Live tables where ``user_id`` holds a seat (for /hand and DMs).
@@ -443,9 +443,9 @@ class LobbyPart(ServiceBase):
         out: list[TableInfo] = []
         for rec in await self.store.load_all_active():
             if any(s.get("user_id") == user_id for s in rec.seats):
-                t = self._adopt(rec)
+                t = await self._adopt(rec)
                 async with t.lock:
-                    self._absorb(t, rec)
+                    await self._absorb(t, rec)
                     if t.status.live and t.seat_of(user_id):
                         out.append(self._info(t))
         return out

@@ -286,7 +286,7 @@ class PlayPart(ServiceBase):
             raise self._not_your_turn(t) from exc
         rec = self._copy_rec(t)
         rec.version = t.rec.version + 1
-        rec.state = game.dump_state(state)
+        rec.state = game.dump_body(state)
         now = self.clock()
         rec.turn_since = now
         rec.reminded_at = None
@@ -321,10 +321,13 @@ class PlayPart(ServiceBase):
                                   before=before or {}, render_board=render_board,
                                   actor=actor)
         rec.updated_at = self.clock()
+        journal = (t.game.journal_changes(t.state if t.journal_stored else None, state)
+                   if state is not None else [])
         try:
             if action is None:
                 outbox_id = await self.store.save_table(
-                    rec, expected_version=t.rec.version, outbox=outbox.to_json())
+                    rec, expected_version=t.rec.version, outbox=outbox.to_json(),
+                    journal=journal)
             else:
                 records = [
                     EventRecord(table_id=rec.id, version=rec.version, idx=i, data=json.dumps({
@@ -336,11 +339,13 @@ class PlayPart(ServiceBase):
                     for i, e in enumerate(events)
                 ]
                 outbox_id = await self.store.commit_action(
-                    rec, t.rec.version, action, records, outbox=outbox.to_json())
+                    rec, t.rec.version, action, records, outbox=outbox.to_json(),
+                    journal=journal)
         except VersionConflict as exc:
             # Someone else (another process) wrote first: catch up and refuse.
             raise await self._lost_race(t) from exc
         t.rec, t.state, t.views, t.views_key = rec, state, staged.views, staged.views_key
+        t.journal_stored = True
         if not t.status.live:
             self._forget(t)
         if t.status is TableStatus.FINISHED and state is not None:

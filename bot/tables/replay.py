@@ -214,8 +214,10 @@ def _out_of_turn(game: Game[Any, Any], state: Any, seat: Seat, action: Any) -> b
     return kind not in {getattr(a, "kind", None) for a in game.legal_actions(state, seat)}
 
 
-def replay_table(rec: TableRecord, actions: Sequence[ActionRecord]) -> TableReplay:
-    """The public story of a stored table, from its record and action log.
+def replay_table(rec: TableRecord, actions: Sequence[ActionRecord],
+                 journal: Sequence[str] = ()) -> TableReplay:
+    """The public story of a stored table, from its record and action log (``journal``:
+    the newest form of each entry of its stored journal, for a game that keeps one).
 
     CPU-bound (every move is applied again: a few hundred milliseconds for a long game),
     so the bot runs it in a thread. Raises :class:`ReplayUnavailable` when the log does
@@ -264,7 +266,7 @@ def replay_table(rec: TableRecord, actions: Sequence[ActionRecord]) -> TableRepl
     except GameError as exc:
         raise ReplayUnavailable() from exc
     if rec.state is not None and game.dump_state(state) != game.dump_state(
-            game.load_state(rec.state)):
+            game.load_stored(rec.state, journal)):
         # A game that never happened could show what the real one hid: no replay.
         log.warning("table %s does not replay to its stored state", rec.id)
         raise ReplayUnavailable()

@@ -99,13 +99,13 @@ class TableService(LobbyPart, AIPart, TimersPart):
         for rec in await self.store.load_all_active():
             try:
                 game = get_game(rec.game_id)
-                state = game.load_state(rec.state) if rec.state is not None else None
+                state, stored = await self._parse(game, rec)
             except Exception:
                 # One unreadable table (its game removed, corrupt JSON) must not stop
                 # every other table from resuming; it stays in the store untouched.
                 log.exception("cannot resume table %s (%s)", rec.id, rec.game_id)
                 continue
-            t = Table(rec=rec, game=game, state=state)
+            t = Table(rec=rec, game=game, state=state, journal_stored=stored)
             self._live[rec.id] = t
             self._by_channel[rec.channel_id] = rec.id
         self._opened = True

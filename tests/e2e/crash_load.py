@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.store import Store, TableRecord
+from bot.tables.stored import stored_state
 from bot.ui.adapter import UnknownChoice
 from bot.ui.games import get_ui
 from engines import get_game
@@ -205,6 +206,11 @@ class TableDriver:
             return None
         return await self.load.store.get_table(self.table_id)
 
+    async def state_of(self, rec: TableRecord) -> Any:
+        """The table's whole state, its journal read beside the row as the bot reads it."""
+        state, _ = await stored_state(self.load.store, self.game, rec)
+        return state
+
     def user_of(self, rec: TableRecord, seat: int) -> int | None:
         return next((s.get("user_id") for s in rec.seats if s["index"] == seat), None)
 
@@ -349,7 +355,7 @@ class TableDriver:
             self.load.count("tables finished")
             await self.open()
             return "opened"
-        state = self.game.load_state(rec.state)
+        state = await self.state_of(rec)
         version = rec.version
         to_act = self.game.to_act(state)
         humans = [s for s in to_act if self.user_of(rec, s) in self.by_id]
@@ -562,7 +568,7 @@ class TableDriver:
         text = None
         if current:
             assert rec is not None
-            state = self.game.load_state(rec.state)
+            state = await self.state_of(rec)
             seat = self.seat_of(rec, person.id)
             if seat is not None and seat in self.game.to_act(state):
                 view = self.game.view(state, seat)

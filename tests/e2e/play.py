@@ -46,8 +46,11 @@ def table_row(db: Path, channel_id: int) -> TableRow | None:
             "FROM tables WHERE channel_id = ? ORDER BY created_at DESC LIMIT 1",
             (channel_id,),
         ).fetchone()
-    if row is None:
-        return None
+        if row is None:
+            return None
+        journal = conn.execute(
+            "SELECT n, data FROM journal WHERE table_id = ? ORDER BY n, version", (row[0],)
+        ).fetchall()
     return TableRow(
         row[0],
         row[1],
@@ -57,8 +60,20 @@ def table_row(db: Path, channel_id: int) -> TableRow | None:
         row[5],
         json.loads(row[6]),
         json.loads(row[7]),
-        row[8],
+        _whole_state(row[2], row[8], journal),
     )
+
+
+def _whole_state(game_id: str, body: str | None, journal: list[tuple[int, str]]) -> str | None:
+    """The whole state JSON of a stored row: its body with its journal put back (the
+    newest row of each entry), as the bot itself loads it."""
+    from engines import get_game
+
+    game = get_game(game_id)
+    if body is None or not game.journaled:
+        return body
+    newest = dict(journal)  # rows come ordered by (n, version): the last one wins
+    return game.dump_state(game.load_stored(body, [newest[n] for n in sorted(newest)]))
 
 
 def actions(db: Path, table_id: str) -> list[tuple[int, int, str]]:

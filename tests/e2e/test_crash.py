@@ -307,7 +307,7 @@ async def check_resumed(drivers: list[TableDriver], timeout: float = 20.0
             rec = await d.record()
             if rec is not None and (rec.version > before or rec.status != "playing"):
                 return True, f"{d}: v{before} -> v{rec.version} ({', '.join(outcomes)})"
-        state = d.game.load_state(rec.state) if rec is not None and rec.state else None
+        state = await d.state_of(rec) if rec is not None and rec.state else None
         to_act = d.game.to_act(state) if state is not None else []
         seats = {s["index"]: s.get("ai_level") or s.get("name") for s in rec.seats} \
             if rec is not None else {}
