@@ -278,6 +278,22 @@ class Game(abc.ABC, Generic[S, A]):
         that has them overrides :meth:`check` to accept them. Default: none."""
         return []
 
+    def may_act_out_of_turn(self, state: S, seat: Seat) -> bool:
+        """Whether ``seat`` has any of :meth:`meta_actions` now (games whose list is long
+        answer without building it)."""
+        return bool(self.meta_actions(state, seat))
+
+    def out_of_turn(self, state: S, seat: Seat, action: A) -> bool:
+        """Whether ``action``, accepted in ``state``, is taken outside the turn order: not
+        the seat's turn, or a kind of action its turn does not offer (so one of the
+        :meth:`meta_actions`). Asked through the turn's own actions, not through
+        ``meta_actions``, which may list every ruling possible (Winter Tales: one per
+        passage of the story)."""
+        if seat not in self.to_act(state):
+            return True
+        kind = getattr(action, "kind", None)
+        return kind not in {getattr(a, "kind", None) for a in self.legal_actions(state, seat)}
+
     def explain_illegal(self, state: S, seat: Seat, action: A) -> str:
         """Why ``action`` is not legal; games give specific reasons."""
         return "That move is not allowed right now."

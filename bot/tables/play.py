@@ -87,7 +87,7 @@ class PlayPart(ServiceBase):
         # since passed to someone else (the losing half of a double click).
         if expected_version is not None and expected_version != t.rec.version:
             raise StaleVersion()
-        if seat not in t.to_act() and not t.game.meta_actions(t.state, seat):
+        if seat not in t.to_act() and not t.game.may_act_out_of_turn(t.state, seat):
             raise self._not_your_turn(t)
 
     # -- the one way to move -------------------------------------------------------
@@ -188,7 +188,7 @@ class PlayPart(ServiceBase):
             raise NotSeated("These buttons are for the players at this table; you do not have "
                             f"a seat. It is {waiting}'s turn.")
         if seat.index not in t.to_act() and not (
-                out_of_turn and t.game.meta_actions(t.state, seat.index)):
+                out_of_turn and t.game.may_act_out_of_turn(t.state, seat.index)):
             raise NotYourTurn(f"It is not your turn; it is {waiting}'s turn.")
 
     async def seat_snapshot(self, table: ChannelOrTable, user_id: int) -> Outbox:
@@ -260,13 +260,18 @@ class PlayPart(ServiceBase):
         views = self._views(t)
         if None not in views:
             return {}
-        public = views[None].model_dump(mode="json")
+        public = views[None]
         out: dict[Seat, dict[str, Any]] = {}
         for seat, view in views.items():
             if seat is None:
                 continue
-            mine = view.model_dump(mode="json")
-            out[seat] = {k: v for k, v in mine.items() if k != "seat" and public.get(k) != v}
+            # Field by field, and only what differs is dumped: the parts every view
+            # shares (a long story) are mostly the very same objects, compared at once.
+            differ = {k for k in type(view).model_fields
+                      if k != "seat" and getattr(view, k) != getattr(public, k, None)}
+            mine = view.model_dump(mode="json", include=differ) if differ else {}
+            shared = public.model_dump(mode="json", include=differ) if differ else {}
+            out[seat] = {k: v for k, v in mine.items() if shared.get(k) != v}
         return out
 
     async def _apply(self, t: Table, seat: Seat, user_id: int | None, action: Action,
@@ -277,8 +282,7 @@ class PlayPart(ServiceBase):
         before = self._secret_parts(t)
         # A step of the mover's own turn; an action taken out of turn (a ruling, the
         # anonymous X-card) names no actor, so nothing ties it to a seat in public.
-        meta = {getattr(a, "kind", None) for a in game.meta_actions(t.state, seat)}
-        in_turn = seat in t.to_act() and getattr(action, "kind", None) not in meta
+        in_turn = not game.out_of_turn(t.state, seat, action)
         state = game.copy_state(t.state)
         try:
             events = game.apply(state, seat, action)

@@ -201,19 +201,6 @@ def _label(version: int, moves: int, events: Sequence[Event], out_of_turn: bool,
     return f"{head}: {quote(' '.join(texts), LABEL_LIMIT)}" if texts else head
 
 
-def _out_of_turn(game: Game[Any, Any], state: Any, seat: Seat, action: Any) -> bool:
-    """Whether a step is taken outside the turn order (a ruling, a safety tool), whose
-    seat the channel never names (``bot.tables.play``): not the seat's turn, or a kind
-    of action its turn does not offer (so one of the game's ``meta_actions``, or it
-    would not have been accepted). Asked this way, not through ``meta_actions``, which
-    lists every ruling possible (in Winter Tales: one per passage, half the replay's
-    time)."""
-    if seat not in game.to_act(state):
-        return True
-    kind = getattr(action, "kind", None)
-    return kind not in {getattr(a, "kind", None) for a in game.legal_actions(state, seat)}
-
-
 def replay_table(rec: TableRecord, actions: Sequence[ActionRecord],
                  journal: Sequence[str] = ()) -> TableReplay:
     """The public story of a stored table, from its record and action log (``journal``:
@@ -246,7 +233,7 @@ def replay_table(rec: TableRecord, actions: Sequence[ActionRecord],
         last_key = _board_key(rec.game_id, steps[0].view)
         for record in actions:
             seat, action = record.seat, game.parse_action(record.action)
-            out_of_turn = _out_of_turn(game, state, seat, action)
+            out_of_turn = game.out_of_turn(state, seat, action)
             events = game.apply(state, seat, action)
             view = game.view(state, None)
             key = _board_key(rec.game_id, view)

@@ -115,6 +115,9 @@ class WinterTales(Game[WinterState, Any]):
     def meta_actions(self, state: WinterState, seat: Seat) -> list[Action]:
         return arbiter.meta_actions(state, seat)
 
+    def may_act_out_of_turn(self, state: WinterState, seat: Seat) -> bool:
+        return state.winner is None or bool(self.meta_actions(state, seat))
+
     def check(self, state: WinterState, seat: Seat, action: Action) -> None:
         text = getattr(action, "text", None)
         if text is not None and len(text) > MAX_TEXT:
@@ -126,7 +129,10 @@ class WinterTales(Game[WinterState, Any]):
         if kind in META_KINDS:
             if state.winner is not None and kind not in arbiter.STORY_ONLY:
                 raise GameOver("The game is over.")
-            if _plain(action) not in self.meta_actions(state, seat):
+            # Words added to the story are always welcome while the game runs: no need
+            # to list every ruling the Arbiter could make (one per passage) to know.
+            free = kind == "narrate" and state.winner is None
+            if not free and _plain(action) not in self.meta_actions(state, seat):
                 raise IllegalAction(self._meta_reason(state, seat, action))
             if kind in ("narrate", "retell") and not (text and text.strip()):
                 raise IllegalAction("Write the passage to tell: it is empty.")
