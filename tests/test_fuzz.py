@@ -155,9 +155,10 @@ MUTATING = frozenset({
 """The commands that may change the store (a table, a server's settings); any other
 command changing it is a bug. A new command that changes the store belongs here."""
 
-MOVE_LOG = frozenset({"actions", "events", "results"})
+MOVE_LOG = frozenset({"actions", "events", "journal", "results"})
 """What a move (a click, a form) writes besides its table's row: its action and events,
-and the result when it ends the game."""
+the journal entries it adds (Winter Tales' story), and the result when it ends the
+game."""
 
 UNPINNED = {g: get_ui(g).unpinned_forms for g in GAMES}
 """Form codes whose words count whatever the table's version (each game's adapter says
@@ -943,7 +944,7 @@ class World:
                 f"[cache] table {table_id}: the seats differ from the store")
             if row.status == "playing" and row.state is not None:
                 game, state, version = await h.service.state_for_search(table_id)
-                assert version == row.version and game.dump_state(state) == row.state, (
+                assert version == row.version and game.dump_body(state) == row.state, (
                     f"[cache] table {table_id}: the live state differs from the store")
 
 
