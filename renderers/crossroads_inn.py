@@ -101,6 +101,9 @@ F_HEAD: int = 36
 F_TITLE: int = 44
 LH_MIN: int = 35
 """Line height of F_MIN text."""
+MARKER_R: int = 27
+"""Radius of a seat's marker that carries its letter: ``owner_marker`` draws the letter
+at 1.05 times the radius, so 28 px (F_MIN). A smaller marker draws its shape alone."""
 
 PARTS: tuple[str, ...] = ("table", "inns", "inn:<seat>")
 """The pictures :func:`render` draws (``inn:<seat>`` with a seat number from 0)."""
@@ -367,9 +370,9 @@ def _paste_item(canvas: _Canvas, it: _Item, at: tuple[float, float], bg: Color) 
 
 
 def _pill(text: str, fill: Color, ink: Color | None = None, size: int = F_MIN,
-          bold: bool = False, outline: Color | None = None) -> _Item:
+          bold: bool = False, outline: Color | None = None, pad: int = 12) -> _Item:
     fnt = _f(size, bold)
-    w = fnt.getlength(text) + 24
+    w = fnt.getlength(text) + 2 * pad
 
     def draw(d: ImageDraw.ImageDraw, x: float, y: float) -> None:
         h = size + 12
@@ -377,7 +380,7 @@ def _pill(text: str, fill: Color, ink: Color | None = None, size: int = F_MIN,
                             outline=outline, width=2 if outline else 0)
         text_center(d, (x + w / 2, y), text, fnt, ink or _ink_on(fill))
 
-    return _Item(w, draw, ("pill", text, fill, ink, size, bold, outline), size + 12)
+    return _Item(w, draw, ("pill", text, fill, ink, size, bold, outline, pad), size + 12)
 
 
 def _stat(label: str, value: str, value_fill: Color = TEXT) -> _Item:
@@ -400,9 +403,16 @@ def _gossip_chip(kind: str, count: int) -> _Item:
     return _pill(f"{GOSSIP_LETTER[kind]} {count}", GOSSIP_FILL[kind], size=F_MIN, bold=True)
 
 
-def _marker_item(seat: int, radius: float = 18) -> _Item:
+def _lettered(radius: float) -> bool:
+    """Whether a marker of ``radius`` is big enough for its letter to read on a phone
+    (the letter of ``owner_marker`` is ``round(radius * 1.05)`` px)."""
+    return round(radius * 1.05) >= F_MIN
+
+
+def _marker_item(seat: int, radius: float = MARKER_R) -> _Item:
     def draw(d: ImageDraw.ImageDraw, x: float, y: float) -> None:
-        owner_marker(d, owner_style(seat), (x + radius, y), radius)
+        owner_marker(d, owner_style(seat), (x + radius, y), radius,
+                     with_letter=_lettered(radius))
 
     return _Item(2 * radius, draw, ("marker", seat, radius), 2 * radius)
 
@@ -423,33 +433,68 @@ def _gems_item(rarity: int, r: float = 8) -> _Item:
 
 @lru_cache(maxsize=512)
 def _ingredient_items(ing: str, count: int = 1, max_width: float | None = None,
-                      bold: bool = True) -> tuple[_Item, ...]:
+                      bold: bool = True, ink: Color = TEXT, badge: bool = False
+                      ) -> tuple[_Item, ...]:
     """An ingredient token: a pill in the ingredient's colour with its name, then ``×n``
-    when several lie together. The name shrinks (to 24 px) before it is ever cut.
-    Remembered: every tile and hand shows tokens, and the fitting measures the name at
-    each size (the items draw wherever they are put)."""
+    when several lie together (in ``ink``, the text colour of what they lie on). A name
+    too wide for ``max_width`` first gets a narrower pill, then is cut (it is never drawn
+    under 28 px: it must read on a phone). Remembered: every tile and hand shows tokens
+    (the items draw wherever they are put).
+
+    With ``badge``, a pill and its ``×n`` too wide for ``max_width`` side by side (they
+    would take two rows) become one: the count is a dark badge over the pill's end (for a
+    tile that has no room for a second row)."""
     name = _ingredient_name(ing)
     fill = _ingredient_fill(ing)
-    size = F_MIN
+    outline = GRID if fill == INGREDIENT_FILL["black_tears"] else INK
+    fnt = _f(F_MIN, bold)
+    pad = 12
     if max_width is not None:
-        while size > 24 and _f(size, bold).getlength(name) + 24 > max_width:
-            size -= 1
-        name = ellipsize(name, _f(size, bold), max_width - 24)
-    items = [_pill(name, fill, size=size, bold=bold,
-                   outline=GRID if fill == INGREDIENT_FILL["black_tears"] else INK)]
-    if count > 1:
-        items.append(_text_item(f"×{count}", TEXT, F_MIN, True))
-    return tuple(items)
+        if fnt.getlength(name) + 2 * pad > max_width:
+            pad = 6
+        name = ellipsize(name, fnt, max_width - 2 * pad)
+    pill = _pill(name, fill, size=F_MIN, bold=bold, pad=pad, outline=outline)
+    if count == 1:
+        return (pill,)
+    tail = _text_item(f"×{count}", ink, F_MIN, True)
+    if not badge or max_width is None or pill.width + 6 + tail.width <= max_width:
+        return pill, tail
+    badge_f = _f(F_MIN, True)
+    digits = str(count)
+    r = 16
+    bw = max(2 * r, badge_f.getlength(digits) + 12)
+    overlap = 5
+    room = max_width - bw + overlap
+    name = ellipsize(_ingredient_name(ing), fnt, room - 12)
+    pill = _pill(name, fill, size=F_MIN, bold=bold, pad=6, outline=outline)
+
+    def draw(d: ImageDraw.ImageDraw, x: float, y: float) -> None:
+        pill.draw(d, x, y)
+        bx = x + pill.width - overlap
+        d.rounded_rectangle((bx, y - r, bx + bw, y + r), radius=r, fill=INK, outline=TEXT,
+                            width=2)
+        text_center(d, (bx + bw / 2, y), digits, badge_f, TEXT)
+
+    return (_Item(pill.width - overlap + bw, draw),)
 
 
 def _coin_item(value: int, r: float = 21) -> _Item:
-    """A gold coin with its value in 28 px figures (costs must read on a phone)."""
+    """A gold coin with its value in 28 px figures (costs must read on a phone); two
+    figures do not fit a coin of that size, so from 10 the coin is drawn as a gold
+    lozenge as wide as its figures."""
+    fnt = _f(F_MIN, True)
+    text = str(value)
+    w = 2 * r if value < 10 else fnt.getlength(text) + 20
 
     def draw(d: ImageDraw.ImageDraw, x: float, y: float) -> None:
-        coin(d, (x + r, y), r)
-        text_center(d, (x + r, y), str(value), _f(F_MIN if value < 10 else 24, True), INK)
+        if value < 10:
+            coin(d, (x + r, y), r)
+        else:
+            d.rounded_rectangle((x, y - r, x + w, y + r), radius=r, fill=GOLD,
+                                outline=GOLD_DARK, width=max(2, round(r * 0.12)))
+        text_center(d, (x + w / 2, y), text, fnt, INK)
 
-    return _Item(2 * r, draw, ("coin", value, r), 2 * r)
+    return _Item(w, draw, ("coin", value, r), 2 * r)
 
 
 def _gossip_token_item(kind: str, count: int, r: float = 21) -> _Item:
@@ -501,6 +546,27 @@ def _door(d: ImageDraw.ImageDraw, x: float, y: float, open_: bool, h: float = 44
     else:
         d.ellipse((x + w * 0.66, y + h * 0.5, x + w * 0.84, y + h * 0.62), fill=GOLD)
     return w
+
+
+def _name_with(name: str, suffixes: Sequence[str], fnt: Any, room: float,
+               keep: int = 16) -> str:
+    """``name`` followed by the first of ``suffixes`` (longest first) that leaves room
+    for at least ``keep`` characters of the name (or all of it), the name cut to fit:
+    a long display name is cut, never the words after it, unless they would leave
+    too little of the name (then the last, shortest suffix is used).
+
+    >>> _name_with("Ada", ["'s inn · winner", "'s inn"], font(44, bold=True), 900)
+    "Ada's inn · winner"
+    >>> _name_with("Rumpelstiltskin of the Deep Wood", ["'s inn · winner", "'s inn"],
+    ...            font(44, bold=True), 700)
+    "Rumpelstiltskin of th…'s inn"
+    """
+    for suffix in suffixes:
+        cut = ellipsize(name, fnt, room - fnt.getlength(suffix))
+        if cut == name or len(cut) - 1 >= min(keep, len(name)):
+            return cut + suffix
+    suffix = suffixes[-1]
+    return ellipsize(name, fnt, room - fnt.getlength(suffix)) + suffix
 
 
 def _panel_title(d: ImageDraw.ImageDraw, y: float, title: str, right: str = "") -> float:
@@ -662,8 +728,14 @@ class _CardText:
     key: tuple[Any, ...] = ()
     """What the card was laid out from: equal keys, equal cards (see :func:`_card_sprite`)."""
 
+    def subtitle_lines(self) -> tuple[Any, tuple[str, ...]]:
+        """The subtitle's font and lines: one line, or two when it has a line break
+        (``"Special Guests\ntier II"``) or does not fit one, cut below that."""
+        return _fit_lines(self.subtitle, self.width - 24, 2, (F_MIN,), bold=False)
+
     def band_height(self) -> float:
-        return 10 + len(self.title) * 36 + (LH_MIN if self.subtitle else 0) + 8
+        subtitle = len(self.subtitle_lines()[1]) * LH_MIN if self.subtitle else 0
+        return 10 + len(self.title) * 36 + subtitle + 8
 
     def height(self) -> float:
         h = self.band_height() + 6
@@ -681,9 +753,12 @@ def _tile_card_text(tile_id: str, w: float) -> _CardText:
     inner = w - 24
     band = CATEGORY_FILL[c.colour(t)]
     title = _wrap(t.name, _f(F_BODY, True), inner, 2)
-    sub = f"{c.category(t.category).name} · tier {TIER[t.tier]}"
+    category = c.category(t.category).name
+    sub = f"{category} · tier {TIER[t.tier]}"
     if _f(F_MIN).getlength(sub) > inner:
-        sub = f"{c.category(t.category).name} · {TIER[t.tier]}"
+        sub = f"{category} · {TIER[t.tier]}"
+    if _f(F_MIN).getlength(sub) > inner:  # Special Guests on a narrow card: two lines
+        sub = f"{category}\ntier {TIER[t.tier]}"
     body: list[tuple[str, Any]] = []
     cost: list[_Item] = [_coin_item(t.cost.guldens)]
     if t.cost.or_gossips is not None:
@@ -752,8 +827,8 @@ def _draw_card(d: ImageDraw.ImageDraw, x: float, y: float, w: float, h: float,
     ink = _ink_on(card.band_fill)
     ty = _lines(d, x + 12, y + 10, card.title, _f(F_BODY, True), ink, 36)
     if card.subtitle:
-        sf, sl = _fit_lines(card.subtitle, w - 24, 1, (28, 26, 24), bold=False)
-        d.text((x + 12, ty), sl[0], font=sf, fill=mix(ink, card.band_fill, 0.2), anchor="la")
+        sf, sl = card.subtitle_lines()
+        _lines(d, x + 12, ty, sl, sf, mix(ink, card.band_fill, 0.2), LH_MIN)
     if tag:
         badge_f = _f(F_MIN, True)
         tw = badge_f.getlength(tag) + 20
@@ -927,12 +1002,13 @@ def _status_panel(v: CrossroadsView, names: list[str]) -> _PanelImage:
     y += 66
     if v.active is not None and v.phase == "turn":
         st = owner_style(v.active)
-        owner_marker(d, st, (SP + 20, y + 22), 20)
+        owner_marker(d, st, (SP + MARKER_R, y + MARKER_R), MARKER_R)
         who = f"{names[v.active]}'s turn"
         turn_no = v.seats[v.active].turns + 1
-        text_left(d, (SP + 52, y + 22), ellipsize(f"{who} (turn {turn_no})", _f(F_BODY, True),
-                                                  CW - 60), _f(F_BODY, True), TEXT)
-        y += 52
+        tx = SP + 2 * MARKER_R + 12
+        text_left(d, (tx, y + MARKER_R), ellipsize(f"{who} (turn {turn_no})", _f(F_BODY, True),
+                                                   SP + CW - tx), _f(F_BODY, True), TEXT)
+        y += 2 * MARKER_R + 8
         cur = STEP_ORDER.index(v.step) if v.step in STEP_ORDER else -1
         items = []
         for k, step in enumerate(STEP_ORDER):
@@ -991,22 +1067,23 @@ def _players_panel(v: CrossroadsView, names: list[str]) -> _PanelImage:
         s = pv.seat
         active = s == v.active and v.phase == "turn"
         top = y
-        owner_marker(d, owner_style(s), (SP + 22, y + 24), 22)
+        mid = y + 26
+        owner_marker(d, owner_style(s), (SP + MARKER_R, mid), MARKER_R)
+        indent = 2 * MARKER_R + 10
         nf = _f(F_HEAD if active else F_BODY + 2, True)
         right = f"Prestige {pv.prestige}"
         if pv.score is not None:
             right = f"Score {pv.score}"
         rf = _f(F_HEAD, True)
         rw = rf.getlength(right) + 28
-        label = names[s] + ("  ◀ turn" if active else "")
-        if s in v.winners:
-            label += "  (winner)"
-        text_left(d, (SP + 56, y + 24), ellipsize(label, nf, CW - 70 - rw), nf,
-                  GOLD if active else TEXT)
-        d.rounded_rectangle((SP + CW - rw, y + 2, SP + CW, y + 46), radius=22, fill=GOLD)
-        text_center(d, (SP + CW - rw / 2, y + 24), right, rf, INK)
-        y += 54
-        y = _flow(d, SP + 56, y, CW - 56, _player_items(v, pv), row_h=42, gap=8, on=PANEL) + 12
+        suffix = ("  ◀ turn" if active else "") + ("  (winner)" if s in v.winners else "")
+        label = _name_with(names[s], [suffix], nf, CW - indent - 14 - rw)
+        text_left(d, (SP + indent, mid), label, nf, GOLD if active else TEXT)
+        d.rounded_rectangle((SP + CW - rw, mid - 22, SP + CW, mid + 22), radius=22, fill=GOLD)
+        text_center(d, (SP + CW - rw / 2, mid), right, rf, INK)
+        y += 58
+        y = _flow(d, SP + indent, y, CW - indent, _player_items(v, pv), row_h=42, gap=8,
+                  on=PANEL) + 12
         if active:
             d.rounded_rectangle((SP - 8, top - 6, SP + CW + 8, y - 4), radius=14,
                                 outline=GOLD, width=3)
@@ -1111,7 +1188,10 @@ def _signed(n: int) -> str:
 
 
 def _markers(d: ImageDraw.ImageDraw, seats: Sequence[int], box: tuple[float, ...]) -> None:
-    """Player tokens sharing one space: one large, two side by side, three or four 2x2."""
+    """Player tokens sharing one space: one large, two side by side, three or four 2x2.
+    A lone token carries its seat's letter; shared ones are too small for a letter that
+    reads on a phone and show their seat's shape and colour alone (the Innkeepers panel
+    above is their legend)."""
     if not seats:
         return
     x0, y0, x1, y1 = box
@@ -1119,7 +1199,7 @@ def _markers(d: ImageDraw.ImageDraw, seats: Sequence[int], box: tuple[float, ...
     n = len(seats)
     # Shared spaces overlap their tokens a little rather than shrink them to dots.
     if n == 1:
-        spots, r = [(0.5, 0.5)], min(w, h) * 0.38
+        spots, r = [(0.5, 0.5)], min(w, h) * 0.42
     elif n == 2:
         spots, r = [(0.29, 0.5), (0.71, 0.5)], min(w / 3.6, h * 0.36)
     else:
@@ -1128,9 +1208,10 @@ def _markers(d: ImageDraw.ImageDraw, seats: Sequence[int], box: tuple[float, ...
     for k, seat in enumerate(seats[:4]):
         fx, fy = spots[k % len(spots)]
         owner_marker(d, owner_style(seat), (x0 + fx * w, y0 + fy * h), r,
-                     with_letter=r >= 13)
+                     with_letter=_lettered(r))
     if n > 4:
-        text_center(d, (x1 - 8, y1 - 8), f"+{n - 4}", _f(20, True), TEXT)
+        text_center(d, (x1 - 18, y1 - 16), f"+{n - 4}", _f(F_MIN, True), TEXT,
+                    stroke=3, stroke_fill=INK)
 
 
 def _progress_panel(v: CrossroadsView) -> _PanelImage:
@@ -1140,8 +1221,8 @@ def _progress_panel(v: CrossroadsView) -> _PanelImage:
                      f"Recipe deck {v.deck} · Recipe discard {v.recipe_discard}")
     items = [_text_item("Prestige:", MUTED)]
     for pv in sorted(v.seats, key=lambda q: (-q.prestige, q.seat)):
-        items += [_marker_item(pv.seat, 17), _text_item(str(pv.prestige), TEXT, F_BODY, True)]
-    y = _flow(d, SP, y, CW, items, row_h=40, gap=10, on=PANEL) + 6
+        items += [_marker_item(pv.seat), _text_item(str(pv.prestige), TEXT, F_BODY, True)]
+    y = _flow(d, SP, y, CW, items, row_h=2 * MARKER_R + 2, gap=10, on=PANEL) + 6
     hint = "New tiles enter on the left; the tile on the far right is discarded."
     y = _lines(d, SP, y, _wrap(hint, _f(F_MIN), CW), _f(F_MIN), MUTED, LH_MIN) + 6
     for tier in (1, 2):
@@ -1206,7 +1287,7 @@ def _kingdom_panel(v: CrossroadsView) -> _PanelImage:
 
 
 @lru_cache(maxsize=1024)
-def _fit_lines(text: str, width: float, max_lines: int, sizes: tuple[int, ...] = (30, 28, 26),
+def _fit_lines(text: str, width: float, max_lines: int, sizes: tuple[int, ...] = (30, 28),
                bold: bool = True) -> tuple[Any, tuple[str, ...]]:
     """The largest font of ``sizes`` in which ``text`` wraps into ``max_lines`` lines
     without splitting a word; failing that, the smallest, cut with an ellipsis.
@@ -1220,8 +1301,24 @@ def _fit_lines(text: str, width: float, max_lines: int, sizes: tuple[int, ...] =
     return fnt, _wrap(text, fnt, width, max_lines)
 
 
-GRID_GAP: int = 14
+GRID_GAP: int = 10
 """Gap between the spaces of an inn's grid."""
+GRID_X: int = SP - 8
+"""Left edge of an inn's grid: it reaches 8 px into the panel's padding on each side."""
+GRID_W: int = CW + 16
+"""Width of an inn's grid: five spaces of 220.8 px."""
+CELL_PAD: int = 6
+"""Left and right padding of the text on a tile: the 208.8 px left between them hold
+the longest word of a tile's name ("Housekeeper", 207 px in 28 px bold) and the longest
+category ("Special Guests", 207 px in 28 px), whole: a tile's text never shrinks under
+28 px (9 px on a phone)."""
+CELL_H: int = 236
+"""Height of a space of one inn's picture: a tile's name (two lines), its category, a
+row of tokens, a row of badges ("new", "#8") and the strip of the Basic Inn Tile it
+covers, all in 28 px."""
+SMALL_CELL_H: int = 156
+"""Height of a space in the picture of every inn: a tile's name (two lines), a row of
+tokens and the "#8" badge below them."""
 
 
 def _inn_grid(img: Image.Image, x0: float, y0: float, width: float, pv: PlayerView,
@@ -1433,7 +1530,8 @@ def _built_cell(d: ImageDraw.ImageDraw, box: tuple[float, float, float, float], 
     """A tile on its space: category colour, name, category word, the ingredient tokens
     lying on it, the Basic Inn Tile it covers, and the Kingdom #8 line marker."""
     x0, y0, x1, y1 = box
-    inner = x1 - x0 - 16
+    px = CELL_PAD
+    inner = x1 - x0 - 2 * px
     detail = ""
     if b.basic:
         fill = BASIC_FILL
@@ -1448,64 +1546,100 @@ def _built_cell(d: ImageDraw.ImageDraw, box: tuple[float, float, float, float], 
         kind = c.category(t.category).name
     ink = _ink_on(fill)
     d.rounded_rectangle(box, radius=12, fill=fill, outline=HIGHLIGHT if new else INK,
-                        width=6 if new else 2)
-    nf, lines = _fit_lines(name, inner, 2, (28, 26))
-    y = _lines(d, x0 + 8, y0 + 6, lines, nf, ink, nf.size + 5)
+                        width=5 if new else 2)
+    nf, lines = _fit_lines(name, inner, 2, (F_MIN,))
+    if any(line.endswith("…") for line in lines):  # a word too long in bold: regular
+        nf, lines = _fit_lines(name, inner, 2, (F_MIN,), bold=False)
+    y = _lines(d, x0 + px, y0 + 6, lines, nf, ink, nf.size + 5)
     sub = _f(F_MIN)
     if not compact:
-        kf, kl = _fit_lines(kind, inner, 1, (28, 26, 24), bold=False)
-        d.text((x0 + 8, y), kl[0], font=kf, fill=mix(ink, fill, 0.3), anchor="la")
+        kf, kl = _fit_lines(kind, inner, 1, (F_MIN,), bold=False)
+        d.text((x0 + px, y), kl[0], font=kf, fill=mix(ink, fill, 0.3), anchor="la")
         y += LH_MIN
-    if b.in_line:  # Kingdom Card #8: part of a line that paid its bonus
-        by = y1 - (90 if b.covers and not compact else 44)
-        d.rounded_rectangle((x1 - 52, by, x1 - 6, by + 36), radius=10, fill=INK)
-        text_center(d, (x1 - 29, by + 18), "#8", _f(24, True), GOLD)
+    # The bottom of the tile, from below: the strip of the Basic Inn Tile it covers
+    # (large spaces), then a row of badges (large: "new" on the left, "#8" on the right;
+    # small: the covered tile's square and "#8"); the tokens stay above what they would
+    # touch, shown with their count as a badge when a second row does not fit.
+    badge_f = _f(F_MIN, True)
+    line_w = badge_f.getlength("#8") + 14
+    strip_top = y1 - 42 if b.covers and not compact else y1
+    line_box: tuple[float, float, float, float] | None = None
+    if compact:
+        floor = y1 - 36 if b.covers else y1 - 4
+        if b.in_line:
+            line_box = (x1 - 6 - line_w, y1 - 40, x1 - 6, y1 - 4)
+    else:
+        badges = new or b.in_line
+        floor = strip_top - (42 if badges else 4)
+        if b.in_line:
+            line_box = (x1 - 6 - line_w, strip_top - 40, x1 - 6, strip_top - 4)
+    ty = y + 2
+
+    def fits(row_items: list[_Item]) -> bool:
+        rows = _flow_rows(row_items, inner, 6)
+        for k, row in enumerate(rows):
+            top = ty + k * 46
+            if top + 40 > floor and row:
+                return False
+            right = x0 + px + row[-1][0] + row[-1][1].width if row else x0
+            if (line_box is not None and top + 40 > line_box[1] - 2
+                    and right > line_box[0] - 4):
+                return False
+        return True
+
     counts = Counter(b.ingredients)
     items = [it for i, n in counts.items()
-             for it in _ingredient_items(i, n, inner, bold=False)]
+             for it in _ingredient_items(i, n, inner, bold=False, ink=ink)]
+    if items and not fits(items):
+        items = [it for i, n in counts.items()
+                 for it in _ingredient_items(i, n, inner, bold=False, ink=ink, badge=True)]
     if items:
-        y = _flow(d, x0 + 8, y + 2, inner, items, row_h=40, gap=6) + 4
+        y = _flow(d, x0 + px, ty, inner, items, row_h=40, gap=6) + 4
     if detail and not compact:
         dl = _wrap(detail, sub, inner, 2)
-        _lines(d, x0 + 8, y, dl, sub, mix(ink, fill, 0.3), LH_MIN)
+        _lines(d, x0 + px, y, dl, sub, mix(ink, fill, 0.3), LH_MIN)
+    if line_box is not None:  # Kingdom Card #8: part of a line that paid its bonus
+        d.rounded_rectangle(line_box, radius=10, fill=INK)
+        text_center(d, ((line_box[0] + line_box[2]) / 2, (line_box[1] + line_box[3]) / 2),
+                    "#8", badge_f, GOLD)
     if b.covers and not compact:
-        cf, cl = _fit_lines(_tile_name(b.covers), inner - 8, 1, (28, 26, 24), bold=False)
-        text = cl[0]
-        ty = y1 - 42
-        d.rounded_rectangle((x0 + 6, ty, x1 - 6, y1 - 6), radius=8, fill=BASIC_FILL,
+        # The strip is a little wider than the text column: the longest Basic Inn Tile
+        # name (28 px) fits it whole.
+        cf, cl = _fit_lines(_tile_name(b.covers), x1 - x0 - 8, 1, (F_MIN,), bold=False)
+        d.rounded_rectangle((x0 + 3, strip_top, x1 - 3, y1 - 6), radius=8, fill=BASIC_FILL,
                             outline=INK)
-        text_center(d, ((x0 + x1) / 2, (ty + y1 - 6) / 2), text, cf, INK)
+        text_center(d, ((x0 + x1) / 2, (strip_top + y1 - 6) / 2), cl[0], cf, INK)
     elif b.covers:
         d.rounded_rectangle((x0 + 8, y1 - 32, x0 + 32, y1 - 8), radius=5, fill=BASIC_FILL,
                             outline=INK, width=2)
     if new and not compact:
-        tf = _f(24, True)
-        ny = y1 - (72 if b.covers else 26)
+        nw = badge_f.getlength("new") + 18
+        ny = strip_top - 22
         nx = x0 + 8
-        d.rounded_rectangle((nx, ny - 16, nx + 62, ny + 16), radius=10, fill=HIGHLIGHT)
-        text_center(d, (nx + 31, ny), "new", tf, INK)
+        d.rounded_rectangle((nx, ny - 18, nx + nw, ny + 18), radius=10, fill=HIGHLIGHT)
+        text_center(d, (nx + nw / 2, ny), "new", badge_f, INK)
 
 
 def _inn_header(d: ImageDraw.ImageDraw, y: float, v: CrossroadsView, pv: PlayerView,
                 names: list[str], big: bool) -> float:
     s = pv.seat
-    r = 24 if big else 20
+    r = MARKER_R
     owner_marker(d, owner_style(s), (SP + r, y + r + 2), r)
     right = f"Prestige {pv.prestige}" + (f" · Score {pv.score}" if pv.score is not None else "")
     rf = _f(F_BODY + 2 if big else F_BODY, True)
     rw = rf.getlength(right) + 28
-    title = f"{names[s]}'s inn"
+    suffix = "'s inn"
     if s == v.active and v.phase == "turn":
-        title += " · their turn"
+        suffix += " · their turn"
     if s in v.winners:
-        title += " · winner"
+        suffix += " · winner"
     tf = _f(F_TITLE if big else F_HEAD, True)
-    text_left(d, (SP + 2 * r + 12, y + r + 2), ellipsize(title, tf, CW - 2 * r - 30 - rw), tf,
-              TEXT)
+    title = _name_with(names[s], [suffix, "'s inn"], tf, CW - 2 * r - 30 - rw)
+    text_left(d, (SP + 2 * r + 12, y + r + 2), title, tf, TEXT)
     d.rounded_rectangle((SP + CW - rw, y + r + 2 - 22, SP + CW, y + r + 2 + 22), radius=22,
                         fill=GOLD)
     text_center(d, (SP + CW - rw / 2, y + r + 2), right, rf, INK)
-    return y + 2 * r + 16
+    return y + 2 * r + (16 if big else 10)
 
 
 def _revenue_spaces() -> tuple[float, list[tuple[int, float]]]:
@@ -1558,7 +1692,7 @@ def _inn_panel(v: CrossroadsView, pv: PlayerView, names: list[str]) -> _PanelIma
     p = _Panel(3200)
     d = p.d
     y = _inn_header(d, 10, v, pv, names, big=True)
-    y = _inn_grid(p.img, SP, y, CW, pv, v, 236, compact=False) + 10
+    y = _inn_grid(p.img, GRID_X, y, GRID_W, pv, v, CELL_H, compact=False) + 10
     legend = ("Grey band: the inner ring. Corners: Basic spaces (not among the 16). "
                   "Stone strip: the Basic Inn Tile a tile covers.")
     if _basics_unavailable(v):
@@ -1668,7 +1802,7 @@ def _inn_small_panel(v: CrossroadsView, pv: PlayerView, names: list[str]) -> _Pa
              if pv.closed_door or pv.open_door else "none yet")
     items.append(_stat("Doors", doors))
     y = _flow(d, SP, y, CW, items, row_h=42, gap=8, on=PANEL) + 12
-    y = _inn_grid(p.img, SP, y, CW, pv, v, 150, compact=True)
+    y = _inn_grid(p.img, GRID_X, y, GRID_W, pv, v, SMALL_CELL_H, compact=True)
     return p.done(y)
 
 
@@ -1688,10 +1822,13 @@ def _hand_panels(v: CrossroadsView, names: list[str]) -> list[_PanelImage]:
         return [p.done(y)]
     me = v.seats[v.seat]
     owned = owned_ingredients(me)
-    owner_marker(d, owner_style(v.seat), (SP + 24, 36), 24)
-    text_left(d, (SP + 60, 36), ellipsize(f"{names[v.seat]}'s hand (private)",
-                                          _f(F_TITLE, True), CW - 60), _f(F_TITLE, True), TEXT)
-    y = 76.0
+    mid = 10 + MARKER_R
+    owner_marker(d, owner_style(v.seat), (SP + MARKER_R, mid), MARKER_R)
+    tx = 2 * MARKER_R + 12
+    tf = _f(F_TITLE, True)
+    title = _name_with(names[v.seat], ["'s hand (private)", "'s hand"], tf, CW - tx)
+    text_left(d, (SP + tx, mid), title, tf, TEXT)
+    y = mid + MARKER_R + 14.0
     mine = v.pending is not None and v.pending.seat == v.seat
     # Only the seat's own decision: the table's prompt changes at every step and would
     # redraw (and upload again) a hand that did not change.
