@@ -1,11 +1,14 @@
 """Winter Tales: one player's PRIVATE hand as a PNG (for a DM or an ephemeral reply only).
 
 The player's secret Objective(s) come first, under the header (on a phone the picture's
-top is what shows), then the Story cards three to a row (13 cards: 1200x2620 px, not a
-1:3 strip). Each card is a panel: a small illustration of its image concept (drawn with
-Pillow primitives: a night sky, snow, and a motif picked from the concept's words),
-its number (``#7`` = ``story_07``, what the play command takes), its title, its
-Spring caption on a green band and its Winter caption on a blue band. The picture
+top is what shows), then the Story cards in two columns, each card under the column that
+ends highest (13 cards and two Objectives: about 1200x2700 px, not a 1:3 strip). Every
+text is at least :data:`MIN_FONT` (27 px: 9 px on a phone, where Discord shows the
+picture 400 px wide). Each card is a panel: a small illustration of its image concept
+(drawn with Pillow primitives: a night sky, snow, and a motif picked from the concept's
+words), beside it its number (``#7`` = ``story_07``, what the play command takes) and
+its title, then its Spring captions on a green band and its Winter captions on a blue
+band, across the card. The picture
 comes from a SEAT's view through :func:`hand_from_view` (the only place that knows the
 view's field names); a public view has no hand and draws an empty-hand notice.
 
@@ -39,11 +42,9 @@ from renderers.common import (
     TEXT,
     Color,
     FixedPalette,
-    draw_wrapped,
     ellipsize,
     fit_font,
     font,
-    line_height,
     mix,
     new_canvas,
     owner_marker,
@@ -55,17 +56,16 @@ from renderers.common import (
     to_png,
     view_get,
     wrap_text,
-    wrapped_height,
 )
 
 # The faction colours are the board's, so a hand and the board always agree.
 from renderers.winter_tales import SPRING, WINTER, WRITER
 
 WIDTH = 1200
-MARGIN = 24
-COLS = 3
-CARD_GAP = 15
-ART_H = 140
+MARGIN = 16
+COLS = 2
+CARD_GAP = 12
+ART_W, ART_H = 172, 96  # a card's art, beside its number and title
 
 SPRING_BAND: Color = (0x2C, 0x4A, 0x2A)
 WINTER_BAND: Color = (0x22, 0x36, 0x55)
@@ -925,7 +925,7 @@ def card_art(card_id: str, width: int, height: int, side: str | None = None,
     The sky takes the side's colours (warm dusk for Spring, deep night for Winter);
     the motif comes from the card's words. The same arguments always give the same pixels.
     Cached for the board's Memory cards (up to 64, ~30 KB each at their size); callers
-    only paste it. The hand's big cards are cached whole instead (:func:`_card_image`).
+    only paste it. The hand's cards are cached whole instead (:func:`_card_tile`).
     """
     return _draw_card_art(card_id, width, height, side, title, image)
 
@@ -1069,11 +1069,22 @@ class Hand:
 # Objectives are drawn once in RGB, stored in the palette and kept; a picture pastes
 # them on a canvas that is already in its palette, so storing it costs zlib alone.
 
-CARD_PAD = 12
+MIN_FONT = math.ceil(9 * WIDTH / 400)
+"""The smallest text drawn (27 px): 9 px once Discord shows the picture 400 px wide on a
+phone (tests/test_phone_pictures.py). Every caption, note and label is at least this."""
+CARD_PAD = 10
 """The card's content (a tile) starts this far inside its panel, clear of its corners."""
-CAPTION_LINES = 4
-HEADER_H = 112
-TITLE_FONT, CAPTION_FONT = 26, 21
+ART_AT = 14
+"""The art's top left corner inside the card's panel."""
+BAND_INSET = 12
+"""The caption bands' sides inside the panel (inside the tile: at least ``CARD_PAD``)."""
+BAND_TEXT = 38
+"""A caption's left edge inside its band, after the side's mark."""
+CAPTION_LINES = 5  # no card's caption needs more at this width (the longest take 3)
+TITLE_FONT, CAPTION_FONT, NUMBER_FONT = 29, MIN_FONT, 28
+TITLE_LH, CAPTION_LH = 35, 32
+TITLE_X = ART_AT + ART_W + 14
+"""Where the number and the title start, right of the art (panel coordinates)."""
 
 
 def _side(faction: str) -> str | None:
@@ -1104,62 +1115,109 @@ def _card_width() -> int:
     return (WIDTH - 2 * MARGIN - CARD_GAP * (COLS - 1)) // COLS
 
 
+def _wrap_after(text: str, fnt: Any, first: float, rest: float) -> list[str]:
+    """Greedy word wrap whose first line is ``first`` px wide (it follows the number)
+    and the others ``rest``; the first line is empty when its first word is too long."""
+    words = text.split()
+    line = ""
+    while words and fnt.getlength(f"{line} {words[0]}".strip()) <= first:
+        line = f"{line} {words.pop(0)}".strip()
+    return [line, *wrap_text(" ".join(words), fnt, rest)] if words else [line]
+
+
+def _number_width(card: HandCard) -> float:
+    return font(NUMBER_FONT, bold=True).getlength(f"#{card.number}") + 20
+
+
 def _title_lines(card: HandCard, w: int) -> list[str]:
-    return wrap_text(card.title, font(TITLE_FONT, bold=True), w - 36)[:2]
+    """The title beside the art: its first line after the card's number."""
+    tw = w - TITLE_X - 14
+    return _wrap_after(card.title, font(TITLE_FONT, bold=True),
+                       tw - _number_width(card) - 10, tw)[:3]
+
+
+def _caption_width(w: int) -> int:
+    return w - 2 * BAND_INSET - BAND_TEXT - 8
 
 
 def _caption_lines(text: str, w: int) -> list[str]:
-    return wrap_text(text, font(CAPTION_FONT), w - 36 - 34)
+    """A side's captions wrapped to the band: a ``·`` between two captions ends a line,
+    never starts one."""
+    words: list[str] = []
+    for word in text.split():
+        if word == "·" and words:
+            words[-1] += " ·"
+        else:
+            words.append(word)
+    fnt, width = font(CAPTION_FONT), _caption_width(w)
+    lines: list[str] = []
+    for word in words:
+        if lines and lines[-1] and fnt.getlength(f"{lines[-1]} {word}") <= width:
+            lines[-1] += f" {word}"
+        else:
+            lines.extend(wrap_text(word, fnt, width))  # an over-long word is split
+    if len(lines) > CAPTION_LINES:
+        lines = [*lines[:CAPTION_LINES - 1],
+                 ellipsize(" ".join(lines[CAPTION_LINES - 1:]), fnt, width)]
+    return lines or [""]
+
+
+def _head_height(card: HandCard, w: int) -> int:
+    """The height of the card's first part: the art, the number and the title."""
+    return max(ART_H, len(_title_lines(card, w)) * TITLE_LH + 4)
 
 
 @lru_cache(maxsize=256)
 def _card_height(card: HandCard, w: int) -> int:
     """The height of the card's panel (its content and a margin below)."""
-    lh = line_height(font(CAPTION_FONT))
-    bands = sum(min(CAPTION_LINES, len(_caption_lines(text, w))) * lh + 14 + 10
+    bands = sum(len(_caption_lines(text, w)) * CAPTION_LH + 14 + 6
                 for text in (card.spring, card.winter))
-    return 14 + ART_H + 12 + len(_title_lines(card, w)) * line_height(
-        font(TITLE_FONT, bold=True)) + 8 + bands + 8
+    return ART_AT + _head_height(card, w) + 10 + bands - 6 + 12
 
 
 def _draw_card(img: Image.Image, d: ImageDraw.ImageDraw, card: HandCard, x0: float,
                y0: float, w: int, art: Image.Image) -> None:
     """The content of a card whose panel has its top left corner at (x0, y0): the art
-    (``w - 28`` by ``ART_H``) with its number, the title and the two captions."""
+    (``ART_W`` by ``ART_H``), beside it the number and the title, then the two captions
+    across the card."""
     x1 = x0 + w
-    img.paste(art, (int(x0 + 14), int(y0 + 14)))
-    d.rounded_rectangle((x0 + 14, y0 + 14, x0 + 14 + art.width, y0 + 14 + ART_H), radius=10,
-                        outline=GRID, width=2)
-    # the number badge over the art's corner
-    num = f"#{card.number}"
-    nf = font(30, bold=True)
-    nw = nf.getlength(num) + 24
-    d.rounded_rectangle((x0 + 22, y0 + 22, x0 + 22 + nw, y0 + 66), radius=12, fill=GOLD,
-                        outline=INK, width=2)
-    text_center(d, (x0 + 22 + nw / 2, y0 + 44), num, nf, INK)
-    y = y0 + 14 + ART_H + 12
+    img.paste(art, (int(x0 + ART_AT), int(y0 + ART_AT)))
+    d.rounded_rectangle((x0 + ART_AT, y0 + ART_AT, x0 + ART_AT + art.width,
+                         y0 + ART_AT + ART_H), radius=10, outline=GRID, width=2)
+    head = _head_height(card, w)
+    lines = _title_lines(card, w)
+    tx = x0 + TITLE_X
+    ty = y0 + ART_AT + (head - len(lines) * TITLE_LH) / 2  # the title block, centred
+    # the number (what the play command takes) first, on the title's first line
+    nw = _number_width(card)
+    cy = ty + TITLE_LH / 2
+    d.rounded_rectangle((tx, cy - 19, tx + nw, cy + 19), radius=12, fill=GOLD, outline=INK,
+                        width=2)
+    text_center(d, (tx + nw / 2, cy), f"#{card.number}", font(NUMBER_FONT, bold=True), INK)
     tf = font(TITLE_FONT, bold=True)
-    for line in _title_lines(card, w):
-        d.text((x0 + 18, y), line, font=tf, fill=TEXT, anchor="la")
-        y += line_height(tf)
-    y += 8
+    for k, line in enumerate(lines):
+        if line:
+            d.text((tx + (nw + 10 if k == 0 else 0), cy + k * TITLE_LH), line, font=tf,
+                   fill=TEXT, anchor="lm")
+    y = y0 + ART_AT + head + 10
     cf = font(CAPTION_FONT)
     for label, text, band, col in (("✿", card.spring, SPRING_BAND, SPRING),
                                    ("❄", card.winter, WINTER_BAND, WINTER)):
-        lines = _caption_lines(text, w)
-        h = min(CAPTION_LINES, len(lines)) * line_height(cf) + 14
-        d.rounded_rectangle((x0 + 14, y, x1 - 14, y + h), radius=10, fill=band, outline=col,
-                            width=2)
-        text_center(d, (x0 + 32, y + 7 + line_height(cf) / 2), label,
+        h = len(_caption_lines(text, w)) * CAPTION_LH + 14
+        d.rounded_rectangle((x0 + BAND_INSET, y, x1 - BAND_INSET, y + h), radius=10,
+                            fill=band, outline=col, width=2)
+        text_center(d, (x0 + BAND_INSET + 20, y + 7 + CAPTION_LH / 2), label,
                     font(CAPTION_FONT, bold=True), col)
-        draw_wrapped(d, (x0 + 50, y + 7), text, cf, TEXT, w - 36 - 34, max_lines=CAPTION_LINES)
-        y += h + 10
+        for k, line in enumerate(_caption_lines(text, w)):
+            d.text((x0 + BAND_INSET + BAND_TEXT, y + 7 + k * CAPTION_LH), line, font=cf,
+                   fill=TEXT, anchor="la")
+        y += h + 6
 
 
 def _card_rgb(card: HandCard, w: int, faction: str) -> tuple[Image.Image, Image.Image]:
     """The content of one card drawn in RGB (see :func:`_card_tile`), and its art."""
     rgb = new_canvas(w - 2 * CARD_PAD, _card_height(card, w) - CARD_PAD - 6, PANEL)
-    art = _draw_card_art(card.id, w - 28, ART_H, _side(faction), card.title, card.image)
+    art = _draw_card_art(card.id, ART_W, ART_H, _side(faction), card.title, card.image)
     _draw_card(rgb, ImageDraw.Draw(rgb), card, -CARD_PAD, -CARD_PAD, w, art)
     return rgb, art
 
@@ -1169,22 +1227,65 @@ def _card_tile(card: HandCard, w: int, faction: str) -> Image.Image:
     """The content of one card in the hand's palette (mode P), to paste at
     (``CARD_PAD``, ``CARD_PAD``) inside its panel. The art is dithered to the palette's
     sky (its flat colours are in the palette: they stay), the rest keeps the nearest.
-    Cached: a hand keeps its cards from one picture to the next, and a card costs 4-9 ms
-    to draw and store (the most when its text is new to the glyph cache); up to 48 tiles
-    of ~0.15 MB (13 cards in three hands). Callers only paste it."""
+    Cached: a hand keeps its cards from one picture to the next, and a card costs a few
+    ms to draw and store (the most when its text is new to the glyph cache); up to 48
+    tiles of ~0.17 MB (13 cards in three hands). Callers only paste it."""
     pal = _palette(faction)
     rgb, art = _card_rgb(card, w, faction)
     tile = pal.quantize(rgb)
-    at = (14 - CARD_PAD, 14 - CARD_PAD)
+    at = (ART_AT - CARD_PAD, ART_AT - CARD_PAD)
     shown = ImageChops.difference(rgb.crop((*at, at[0] + art.width, at[1] + art.height)), art)
-    # where the art shows (not under its frame or its number): its dithered pixels
+    # where the art shows (not under its frame): its dithered pixels
     tile.paste(pal.quantize(art, dither=True), at, shown.convert("L").point(
         lambda v: 255 if v == 0 else 0))
     return tile
 
 
+def _layout(heights: Sequence[int]) -> tuple[list[tuple[int, int]], int]:
+    """Where each card goes, (column, y below the top part), and the cards' height: each
+    card in hand order goes under the column that ends highest (the left on a tie), so
+    the columns stay even however the cards' captions differ in length."""
+    ends = [0] * COLS
+    spots = []
+    for h in heights:
+        k = min(range(COLS), key=lambda c: (ends[c], c))
+        spots.append((k, ends[k]))
+        ends[k] += h + CARD_GAP
+    return spots, max(ends) - CARD_GAP if heights else 0
+
+
+LINE = round(MIN_FONT * 1.2)  # the line height of the header's and the Objectives' text
+SUBTITLE = ("Private: only you see this. Play a card by its number; "
+            "✿ Spring side helps the Fairy Tales, ❄ Winter side the Soldiers.")
+
+
+def _objective_lines(o: HandObjective, w: float) -> tuple[list[str], list[str]]:
+    """The condition's lines and the places' lines of an Objective panel ``w`` wide."""
+    places = wrap_text(o.places, font(MIN_FONT, bold=True), w - 36) if o.places else []
+    return wrap_text(o.text, font(MIN_FONT), w - 36), places
+
+
 def _objective_height(o: HandObjective, w: float) -> int:
-    return 20 + 34 + wrapped_height(o.text, font(21), w - 40) + (28 if o.places else 0) + 16
+    text, places = _objective_lines(o, w)
+    return 50 + (len(text) + len(places)) * LINE + 12
+
+
+def _header_lines(note: str) -> tuple[list[str], list[str]]:
+    """The note's lines (over the hand limit) and the subtitle's lines of the header."""
+    text_w = WIDTH - 2 * MARGIN - 48
+    note_lines = wrap_text(note, font(MIN_FONT, bold=True), text_w) if note else []
+    return note_lines, wrap_text(SUBTITLE, font(MIN_FONT), text_w)
+
+
+def _header_title(seat: int | None, name: str, cards: int, width: float) -> tuple[str, Any]:
+    """Whose hand and how many cards, in a bold font that fits ``width`` (as large as it
+    fits from 32 px down to :data:`MIN_FONT`, then the name cut short)."""
+    rest = f" hand · {cards} Story card" + ("" if cards == 1 else "s")
+    who = "Your" if seat is None else f"{name}'s"
+    tf = fit_font(who + rest, width, 32, MIN_FONT, bold=True)
+    if tf.getlength(who + rest) > width:
+        who = ellipsize(name, tf, width - tf.getlength("'s" + rest)) + "'s"
+    return who + rest, tf
 
 
 @lru_cache(maxsize=32)
@@ -1194,73 +1295,78 @@ def _top(seat: int | None, name: str, faction: str, cards: int, note: str,
     it is private, the Objectives (the part that matters most, so above the cards) and,
     for no cards, a notice. Cached by all it shows."""
     obj_w = WIDTH - 2 * MARGIN
-    obj_h = sum(_objective_height(o, obj_w) + 12 for o in objectives)
-    height = MARGIN + HEADER_H + 16 + (obj_h + 46 if objectives else 0) + (
-        0 if cards else 90)
+    note_lines, sub_lines = _header_lines(note)
+    header_h = 70 + (len(note_lines) + len(sub_lines)) * LINE + 10
+    obj_h = sum(_objective_height(o, obj_w) + 10 for o in objectives)
+    height = MARGIN + header_h + 12 + (44 + obj_h if objectives else 0) + (
+        0 if cards else 70)
     img = new_canvas(WIDTH, height, BG)
     d = ImageDraw.Draw(img)
-    box = (MARGIN, MARGIN, WIDTH - MARGIN, MARGIN + HEADER_H)
+    box = (MARGIN, MARGIN, WIDTH - MARGIN, MARGIN + header_h)
     rounded_panel(d, box, fill=PANEL, outline=GRID, radius=16)
     fcol = {"spring": SPRING, "winter": WINTER}.get(faction, WRITER)
-    d.rounded_rectangle((MARGIN, MARGIN, MARGIN + 12, MARGIN + HEADER_H), radius=6, fill=fcol)
+    d.rounded_rectangle((MARGIN, MARGIN, MARGIN + 12, MARGIN + header_h), radius=6, fill=fcol)
     if seat is not None:
-        owner_marker(d, owner_style(seat), (MARGIN + 48, MARGIN + 38), 20)
-    title = f"{name}'s hand · {cards} Story card" + ("" if cards == 1 else "s")
-    tf = fit_font(title, WIDTH - 2 * MARGIN - 120, 30, 18, bold=True)
-    text_left(d, (MARGIN + 80, MARGIN + 38), title, tf, TEXT)
-    sub = "Private: only you see this. Play a card by its number; " \
-          "✿ Spring side helps the Fairy Tales, ❄ Winter side the Soldiers."
-    if note:
-        sub = note + " · " + sub
-    draw_wrapped(d, (MARGIN + 30, MARGIN + 62), sub, font(19), MUTED, WIDTH - 2 * MARGIN - 60,
-                 max_lines=2)
-    y = MARGIN + HEADER_H + 16
+        # radius 26: its letter is MIN_FONT px
+        owner_marker(d, owner_style(seat), (MARGIN + 50, MARGIN + 36), 26)
+    title, tf = _header_title(seat, name, cards, WIDTH - 2 * MARGIN - 108)
+    text_left(d, (MARGIN + 90, MARGIN + 36), title, tf, TEXT)
+    y = MARGIN + 70
+    for line in note_lines:  # over the hand limit: what to do, before the rest
+        d.text((MARGIN + 30, y), line, font=font(MIN_FONT, bold=True), fill=GOLD, anchor="la")
+        y += LINE
+    for line in sub_lines:
+        d.text((MARGIN + 30, y), line, font=font(MIN_FONT), fill=MUTED, anchor="la")
+        y += LINE
+    y = MARGIN + header_h + 12
     if objectives:
         text_left(d, (MARGIN + 4, y + 20), "Your Objective" +
-                  ("s" if len(objectives) > 1 else ""), font(26, bold=True), TEXT)
-        y += 46
+                  ("s" if len(objectives) > 1 else ""), font(30, bold=True), TEXT)
+        y += 44
+        state_of = {"secret": "secret", "revealed": "revealed", "completed": "completed ✓"}
+        sf = font(MIN_FONT, bold=True)
         for o in objectives:
             oh = _objective_height(o, obj_w)
             col = {"spring": SPRING, "winter": WINTER}.get(o.faction, GOLD)
             rounded_panel(d, (MARGIN, y, WIDTH - MARGIN, y + oh), fill=PANEL, outline=col,
                           radius=14, width=3)
-            text_left(d, (MARGIN + 20, y + 30), ellipsize(o.title, font(24, bold=True),
-                                                          obj_w - 240),
-                      font(24, bold=True), TEXT)
-            state = {"secret": "secret", "revealed": "revealed", "completed": "completed ✓"}
-            text_left(d, (WIDTH - MARGIN - 180, y + 30), state.get(o.state, o.state),
-                      font(20, bold=True), col)
-            yy = draw_wrapped(d, (MARGIN + 20, y + 52), o.text, font(21), MUTED, obj_w - 40)
-            if o.places:
-                text_left(d, (MARGIN + 20, yy + 12), o.places, font(20, bold=True), GOLD)
-            y += oh + 12
+            state = state_of.get(o.state, o.state)
+            sx = WIDTH - MARGIN - 18 - sf.getlength(state)
+            text_left(d, (sx, y + 28), state, sf, col)
+            of = font(28, bold=True)
+            text_left(d, (MARGIN + 18, y + 28), ellipsize(o.title, of, sx - MARGIN - 42), of,
+                      TEXT)
+            text, places = _objective_lines(o, obj_w)
+            yy = y + 50
+            for line in text:
+                d.text((MARGIN + 18, yy), line, font=font(MIN_FONT), fill=MUTED, anchor="la")
+                yy += LINE
+            for line in places:
+                d.text((MARGIN + 18, yy), line, font=sf, fill=GOLD, anchor="la")
+                yy += LINE
+            y += oh + 10
     if not cards:
-        text_center(d, (WIDTH / 2, y + 40), "No Story cards in hand.", font(24), DIM)
+        text_center(d, (WIDTH / 2, y + 30), "No Story cards in hand.", font(28), DIM)
     return _palette(faction).quantize(img)
 
 
 def draw(hand: Hand) -> Image.Image:
     """The hand in its palette (mode P): the header, the Objectives, then the cards in
-    rows of ``COLS``."""
+    ``COLS`` columns (:func:`_layout`)."""
     pal = _palette(hand.faction)
     w = _card_width()
     top = _top(hand.seat, hand.name, hand.faction, len(hand.cards), hand.note,
                tuple(hand.objectives))
-    rows = [hand.cards[i:i + COLS] for i in range(0, len(hand.cards), COLS)]
-    heights = [max(_card_height(c, w) for c in row) for row in rows]
-    img = pal.canvas(WIDTH, top.height + sum(heights) + CARD_GAP * len(rows) + MARGIN
-                     - (CARD_GAP if rows else 0), BG)
+    heights = [_card_height(c, w) for c in hand.cards]
+    spots, cards_h = _layout(heights)
+    img = pal.canvas(WIDTH, top.height + cards_h + MARGIN, BG)
     img.paste(top, (0, 0))
     d = ImageDraw.Draw(img)
     panel, grid = pal.index(PANEL), pal.index(GRID)
-    y = top.height
-    for row, h in zip(rows, heights, strict=True):
-        for k, card in enumerate(row):
-            x = MARGIN + k * (w + CARD_GAP)
-            d.rounded_rectangle((x, y, x + w, y + h), radius=16, fill=panel, outline=grid,
-                                width=2)
-            img.paste(_card_tile(card, w, hand.faction), (x + CARD_PAD, y + CARD_PAD))
-        y += h + CARD_GAP
+    for card, h, (k, dy) in zip(hand.cards, heights, spots, strict=True):
+        x, y = MARGIN + k * (w + CARD_GAP), top.height + dy
+        d.rounded_rectangle((x, y, x + w, y + h), radius=16, fill=panel, outline=grid, width=2)
+        img.paste(_card_tile(card, w, hand.faction), (x + CARD_PAD, y + CARD_PAD))
     return img
 
 
