@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from engines.treasure import Picture, TreasureView, load_data
 from renderers.common import (
@@ -49,12 +49,16 @@ from renderers.common import (
 )
 
 W = 1100
-CELL = 148
+MIN_FONT = math.ceil(9 * W / 400)
+"""The smallest text drawn (25 px): 9 px once Discord shows the board 400 px wide on a
+phone (tests/test_phone_pictures.py)."""
+CELL = 168  # a square: wide enough for a tale's name in two lines of MIN_FONT
 GAP = 6
 BOX = 5 * CELL + 4 * GAP  # the inner box for a 5x5 grid
-RING = 70  # width of the king's path band
-LABEL = 34  # the row/column labels between box and path
-TOP = 118  # title band
+RING = 60  # width of the king's path band
+LABEL = 32  # the row/column labels between box and path
+TOP = 118  # title band (one more status line: STATUS_LH more)
+STATUS_LH = 34
 
 GREEN: Color = (0x5C, 0xC8, 0x4E)
 GREEN_DARK: Color = (0x2E, 0x8B, 0x3A)
@@ -233,6 +237,24 @@ GLYPHS: dict[str, Callable[[ImageDraw.ImageDraw, float, float, float, Picture], 
 }
 
 
+NAME_LH = 28  # a tale's name: MIN_FONT px lines
+
+
+@lru_cache(maxsize=32)
+def _tale_name(name: str, width: float) -> tuple[list[str], ImageFont.FreeTypeFont]:
+    """A tale's name in lines ``width`` wide, at :data:`MIN_FONT` px: bold in one or two
+    lines where it fits, else regular (narrower) in two, else in three (the longest
+    names: "Goldilocks and the Three Bears"); never cut but for an over-long word."""
+    for bold in (True, False):
+        fnt = font(MIN_FONT, bold=bold)
+        lines = wrap_text(name, fnt, width)
+        if len(lines) <= 2:
+            return lines, fnt
+    if len(lines) > 3:
+        lines = [*lines[:2], ellipsize(" ".join(lines[2:]), fnt, width)]
+    return lines, fnt
+
+
 def draw_tale(d: ImageDraw.ImageDraw, box: tuple[float, float, float, float], tale_id: str,
               half: int) -> None:
     """A visible fairy-tale half: its tale's colours, picture and name."""
@@ -240,23 +262,14 @@ def draw_tale(d: ImageDraw.ImageDraw, box: tuple[float, float, float, float], ta
     x0, y0, x1, y1 = box
     d.rounded_rectangle(box, radius=14, fill=_hex(tale.picture.background), outline=GOLD,
                         width=4)
-    s = (x1 - x0) * 0.62
-    GLYPHS[tale.picture.glyph](d, x0 + (x1 - x0 - s) / 2, y0 + 6, s, tale.picture)
-    width = x1 - x0 - 14
-    fnt = fit_font(tale.name, width, 20, min_size=17, bold=True)
-    lines = [tale.name]
-    if fnt.getlength(tale.name) > width:
-        for size in (17, 16, 15, 14):  # two lines, as large as they fit
-            fnt = font(size, bold=True)
-            lines = wrap_text(tale.name, fnt, width)
-            if len(lines) <= 2:
-                break
-        if len(lines) > 2:
-            lines = [lines[0], ellipsize(" ".join(lines[1:]), fnt, width)]
-    top = y1 - 6 - 22 * len(lines) - 6
+    lines, fnt = _tale_name(tale.name, x1 - x0 - 10)
+    top = y1 - 6 - NAME_LH * len(lines) - 4
+    # the picture above the name, as large as the tile's width and the name leave room
+    s = min((x1 - x0) * 0.62, (top - y0 - 4) / 0.94)
+    GLYPHS[tale.picture.glyph](d, x0 + (x1 - x0 - s) / 2, y0 + 4, s, tale.picture)
     d.rounded_rectangle((x0 + 4, top, x1 - 4, y1 - 4), radius=10, fill=(255, 255, 255))
     for k, line in enumerate(lines):
-        text_center(d, ((x0 + x1) / 2, top + 6 + 11 + 22 * k), line, fnt, INK)
+        text_center(d, ((x0 + x1) / 2, top + 4 + NAME_LH / 2 + NAME_LH * k), line, fnt, INK)
     # Which half of the tale this is: a half-filled circle, left or right.
     cx, cy, r = x1 - 18, y0 + 18, 9
     d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=(255, 255, 255), outline=GOLD_DARK, width=2)
@@ -293,7 +306,7 @@ def _square(meadow: str | None, tale: str | None, half: int,
     corner pixels are the wall's, as under a square on the board; squares sit on whole
     pixels, so the paste is the drawing (checked pixel for pixel for every face and set
     of figures on every square of every box size). Read-only (paste it, never draw on
-    it); 149x149 is 89 KB in Pillow, so at most 5.7 MB."""
+    it); 169x169 is 114 KB in Pillow, so at most 7.3 MB."""
     img = new_canvas(CELL + 1, CELL + 1, WALL)
     d = ImageDraw.Draw(img)
     box = (0, 0, CELL, CELL)
@@ -305,7 +318,7 @@ def _square(meadow: str | None, tale: str | None, half: int,
         _blank(d, box)
     if figures:
         n = len(figures)
-        rad = 30 if n == 1 else (24 if n == 2 else 20)
+        rad = 30 if n == 1 else (26 if n == 2 else 24)  # 24: a letter of MIN_FONT px
         spots = {1: [(.5, .5)], 2: [(.3, .5), (.7, .5)], 3: [(.3, .32), (.7, .32), (.5, .7)],
                  4: [(.3, .3), (.7, .3), (.3, .7), (.7, .7)]}[min(n, 4)]
         for seat, (fx, fy) in zip(figures, spots, strict=False):
@@ -388,38 +401,40 @@ def _status(v: TreasureView, names: Sequence[str]) -> str:
     return f"{who}: slide once more, or stop"
 
 
-def _layout(rows: int, cols: int) -> tuple[float, float, int, int, float]:
-    """(left, top, width, height) of a ``rows`` x ``cols`` box of squares, and the y
-    below the path around it (where the bottom panel starts)."""
+def _layout(rows: int, cols: int, top: int = TOP) -> tuple[float, float, int, int, float]:
+    """(left, top, width, height) of a ``rows`` x ``cols`` box of squares under a title
+    band ``top`` high, and the y below the path around it (where the bottom panel
+    starts)."""
     box_w = cols * CELL + (cols - 1) * GAP
     box_h = rows * CELL + (rows - 1) * GAP
     margin = RING + LABEL + 20
     bx0 = (W - box_w) / 2
-    by0 = TOP + margin
+    by0 = top + margin
     return bx0, by0, box_w, box_h, by0 + box_h + margin
 
 
-def _walls(rows: int, cols: int) -> tuple[tuple[float, float, float, float],
-                                          tuple[float, float, float, float]]:
+def _walls(rows: int, cols: int, top: int = TOP
+           ) -> tuple[tuple[float, float, float, float], tuple[float, float, float, float]]:
     """The garden wall's box and the king's path's box around it."""
-    bx0, by0, box_w, box_h, _ = _layout(rows, cols)
+    bx0, by0, box_w, box_h, _ = _layout(rows, cols, top)
     wall = (bx0 - LABEL - 8, by0 - LABEL - 8, bx0 + box_w + LABEL + 8, by0 + box_h + LABEL + 8)
     ring = (wall[0] - RING / 2, wall[1] - RING / 2, wall[2] + RING / 2, wall[3] + RING / 2)
     return wall, ring
 
 
-@lru_cache(maxsize=2)
-def _backdrop(rows: int, cols: int, height: int) -> Image.Image:
+@lru_cache(maxsize=3)
+def _backdrop(rows: int, cols: int, top: int, height: int) -> Image.Image:
     """Everything of the board that no view changes: the title, the path band, the
     wall, the row and column names and the bottom panel with the king's sign (none of
     them touches the spaces, the king, a square or the texts drawn over them per view).
     Read-only: each render draws on a ``copy()``. The height grows with the book's lines
-    during a game; 1100x1400 is 6.2 MB in Pillow (4 bytes a pixel), so two are kept."""
-    bx0, by0, _, _, bottom = _layout(rows, cols)
+    during a game (and the top with a status of two lines); 1100x1500 is 6.6 MB in
+    Pillow (4 bytes a pixel), so three are kept."""
+    bx0, by0, _, _, bottom = _layout(rows, cols, top)
     img = new_canvas(W, height, BG)
     d = ImageDraw.Draw(img)
     text_left(d, (28, 40), "Save the Treasure of Fairy Tales", font(34, bold=True), TEXT)
-    wall, ring = _walls(rows, cols)
+    wall, ring = _walls(rows, cols, top)
     d.rounded_rectangle(ring, radius=40, outline=PATH, width=RING - 20)
     d.rounded_rectangle(wall, radius=22, fill=WALL, outline=WOOD_DARK, width=8)
     for c in range(cols):
@@ -431,9 +446,44 @@ def _backdrop(rows: int, cols: int, height: int) -> Image.Image:
     py0 = bottom + 4
     rounded_panel(d, (20, py0, W - 20, height - 16), fill=PANEL, radius=18)
     x = 44
-    d.ellipse((x, py0 + 22, x + 36, py0 + 58), fill=KING, outline=INK, width=2)
-    text_center(d, (x + 18, py0 + 41), "K", font(22, bold=True), TEXT)
+    d.ellipse((x, py0 + 20, x + 42, py0 + 62), fill=KING, outline=INK, width=2)
+    text_center(d, (x + 21, py0 + 41), "K", font(26, bold=True), TEXT)
     return img
+
+
+def _status_lines(status: str) -> tuple[list[str], ImageFont.FreeTypeFont]:
+    """Whose turn and what to do, bold: one line as large as fits from 28 px down to
+    :data:`MIN_FONT`, else two lines (a long display name), never cut but past two."""
+    fnt = fit_font(status, W - 56, 28, min_size=MIN_FONT, bold=True)
+    if fnt.getlength(status) <= W - 56:
+        return [status], fnt
+    fnt = font(26, bold=True)
+    lines = wrap_text(status, fnt, W - 56)
+    if len(lines) > 2:
+        lines = [lines[0], ellipsize(" ".join(lines[1:]), fnt, W - 56)]
+    return lines, fnt
+
+
+SEAT_ROW = 56  # a row of the children's legend (markers of radius 24: letters of MIN_FONT)
+BOOK_LH = 32
+
+
+def _seat_spots(v: TreasureView, names: Sequence[str]
+                ) -> list[tuple[int, int, str, ImageFont.FreeTypeFont]]:
+    """(x, row, label, font) of each child in the bottom panel's legend: two to a row
+    from three players on, a new row wherever a label would pass the panel's edge."""
+    spots = []
+    x, row = 44, 0
+    for seat in range(v.players):
+        out = " (out!)" if seat in v.figures_out else ""
+        fnt = font(26, bold=seat == v.turn and v.result is None)
+        label = ellipsize(names[seat], fnt, W - 84 - 70 - fnt.getlength(out)) + out
+        w = fnt.getlength(label) + 70
+        if x > 44 and (x + w > W - 40 or (seat == 2 and v.players > 2)):
+            x, row = 44, row + 1
+        spots.append((x, row, label, fnt))
+        x += int(w) + 16
+    return spots
 
 
 def draw(view: Any, names: Sequence[str] | None = None) -> Image.Image:
@@ -441,24 +491,28 @@ def draw(view: Any, names: Sequence[str] | None = None) -> Image.Image:
     names = list(names or [])
     names += [f"Player {chr(ord('A') + s)}" for s in range(len(names), v.players)]
     rows, cols = v.rows, v.cols
-    bx0, by0, _, _, bottom = _layout(rows, cols)
+    status_lines, status_font = _status_lines(_status(v, names))
+    top = TOP + STATUS_LH * (len(status_lines) - 1)
+    bx0, by0, _, _, bottom = _layout(rows, cols, top)
     book = "Book: " + (", ".join(v.page_names) if v.page_names else "no pages yet")
-    book_lines = wrap_text(book, font(22), W - 88)
-    seats_rows = 1 + (v.players > 2)
-    height = int(bottom + 130 + 48 * seats_rows + 30 * len(book_lines))
-    img = _backdrop(rows, cols, height).copy()
+    book_font = font(MIN_FONT)
+    book_lines = wrap_text(book, book_font, W - 88)
+    seats = _seat_spots(v, names)
+    seat_rows = 1 + max(row for _, row, _, _ in seats)
+    height = int(bottom + 4 + 96 + SEAT_ROW * seat_rows + BOOK_LH * len(book_lines) + 28)
+    img = _backdrop(rows, cols, top, height).copy()
     d = ImageDraw.Draw(img)
 
     # Pages and whose turn.
     badge(d, (W - 28, 40), f"Pages {len(v.pages)}/{v.total_pages}", font(30, bold=True), GOLD,
           align="right")
-    status = _status(v, names)
-    fnt = fit_font(status, W - 56, 28, min_size=18, bold=True)
-    text_left(d, (28, 90), status, fnt, GREEN if v.result == "won" else
-              ((0xFF, 0x8A, 0x80) if v.result == "lost" else MUTED))
+    colour = GREEN if v.result == "won" else (
+        (0xFF, 0x8A, 0x80) if v.result == "lost" else MUTED)
+    for k, line in enumerate(status_lines):
+        text_left(d, (28, 90 + STATUS_LH * k), line, status_font, colour)
 
     # The king's path around the garden wall (the wall is in the backdrop).
-    wall, ring = _walls(rows, cols)
+    wall, ring = _walls(rows, cols, top)
 
     gate_row = ord(v.gate[0]) - ord("A")
     gate_col = int(v.gate[1:]) - 1
@@ -476,9 +530,9 @@ def draw(view: Any, names: Sequence[str] | None = None) -> Image.Image:
             d.ellipse((px - r_space, py - r_space, px + r_space, py + r_space), fill=fill,
                       outline=WOOD, width=3)
     kx, ky = pts[v.king % v.path_length]
-    kr = r_space + 6
+    kr = max(r_space + 6, 24)
     d.ellipse((kx - kr, ky - kr, kx + kr, ky + kr), fill=KING, outline=INK, width=3)
-    text_center(d, (kx, ky + 3), "K", font(int(kr * 1.1), bold=True), TEXT)
+    text_center(d, (kx, ky + 3), "K", font(max(MIN_FONT, int(kr * 1.1)), bold=True), TEXT)
     _crown(d, kx, ky - kr - 4, kr * .55)
 
     # The squares.
@@ -512,23 +566,17 @@ def draw(view: Any, names: Sequence[str] | None = None) -> Image.Image:
     else:
         king_line = "King: waiting on his crown until the first page is found"
     x = 44
-    text_left(d, (x + 50, py0 + 40), king_line, fit_font(king_line, W - 140, 26, bold=True),
-              TEXT)
-    y = py0 + 92
-    x = 44
-    for seat in range(v.players):
-        label = names[seat] + (" (out!)" if seat in v.figures_out else "")
-        fnt = font(24, bold=seat == v.turn and v.result is None)
-        w = fnt.getlength(label) + 70
-        if x + w > W - 40 or (seat == 2 and v.players > 2):
-            x, y = 44, y + 48
-        owner_marker(d, owner_style(seat), (x + 20, y), 20)
-        text_left(d, (x + 48, y), label, fnt, GREEN if seat in v.figures_out else TEXT)
-        x += w + 16
-    y += 48
+    text_left(d, (x + 56, py0 + 41), king_line,
+              fit_font(king_line, W - 140, 26, min_size=MIN_FONT, bold=True), TEXT)
+    y0 = py0 + 100
+    for seat, (x, row, label, fnt) in enumerate(seats):
+        y = y0 + SEAT_ROW * row
+        owner_marker(d, owner_style(seat), (x + 24, y), 24)
+        text_left(d, (x + 56, y), label, fnt, GREEN if seat in v.figures_out else TEXT)
+    y = y0 + SEAT_ROW * seat_rows - 8
     for line in book_lines:
-        text_left(d, (44, y), line, font(22), MUTED)
-        y += 30
+        text_left(d, (44, y), line, book_font, MUTED)
+        y += BOOK_LH
     return img
 
 
