@@ -13,7 +13,16 @@ file, versions, AI seats, outboxes), so a console game is a real table: quit wit
 
 Each move prints the text board (with its key) and writes the board image
 (``board.png`` in the data directory, from the public view), then asks for the move in
-short numbered menus, the same grouping as the Discord buttons (:mod:`bot.console_menus`).
+short numbered menus, the same grouping as the Discord buttons, cut shorter where a
+screen needs it (:mod:`bot.console_menus`).
+
+Hot seat in a game with secrets (Crossroads Inn's draft packs and Recipes, Winter Tales'
+Story cards and Objectives): every turn starts with a "pass the keyboard to <name>,
+press Enter" screen, and only then shows that player's own board, menus and the private
+news kept for them; before the next player's turn the screen is cleared (a terminal,
+scrollback too; other output is pushed away with blank lines) and what happened in
+public is said again. Another seat's private news is never printed on someone else's
+turn. Hot seat in a game without secrets shows the public table only.
 At any prompt of a move: ``board``, ``log``, ``rules``, ``hand``, ``help`` and ``quit``
 (:data:`bot.console_texts.TABLE_HELP`). Bad input is explained in one line and asked
 again; the end of input (or Ctrl-C) saves and quits. At the end the result is printed
@@ -38,7 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from bot.console_io import EndOfInput, Terminal
+from bot.console_io import EndOfInput, Terminal, normalise
 from bot.console_menus import choose_action
 from bot.console_texts import (
     COMMANDS,
@@ -72,6 +81,10 @@ HOST = 1
 SECRET_CHANGED = "Your secret information has changed"
 """The service's private line for "your hand changed" (it names Discord's /hand)."""
 _START = "Type the number of a choice and press Enter; type help for the other commands."
+QUIT_WORDS = ("q", "quit", "exit")
+"""Typed at a "press Enter" prompt: save and quit."""
+MAX_RECENT = 12
+"""Public lines said again after the screen is cleared for the next player."""
 
 
 class Quit(Exception):
@@ -182,7 +195,22 @@ class Console:
         self.table_id: str | None = None
         self.solo_user: int | None = None
         """The one human at the table, if only one: the screen is theirs (private news
-        and their own view are shown), else the screen is shared (public only)."""
+        and their own view are shown), else the screen is shared."""
+        self.private_turns = False
+        """Hot seat in a game with secrets (a hand, a draft pack, Objectives, Recipes):
+        each turn is played behind a "pass the keyboard" screen, the screen is cleared
+        after it, and a seat's private news waits for its own turn."""
+        self.screen_user: int | None = None
+        """Whose screen it is now: the solo player; in hot seat with secrets the player
+        who took the keyboard (``None`` between turns); in other hot seat games nobody
+        (the screen shows public things only)."""
+        self.news: dict[int, list[str]] = {}
+        """Private lines for a seat that did not have the screen, kept for its turn."""
+        self.unread = False
+        """Private lines were printed after the screen user's last answer."""
+        self.recent: list[str] = []
+        """The public lines printed since the screen was last cleared (said again after
+        the clearing, so the next player reads what happened)."""
         self.last_board: str | None = None
         self.last_key: str | None = None
 
@@ -199,17 +227,24 @@ class Console:
                 if public.finished and public.outcome_text and line == public.outcome_text:
                     continue
                 self.say(f"  {line}")
+                if self.private_turns:
+                    self.recent.append(f"  {line}")
         for update in outbox.private:
-            # Hot seat: everyone shares the screen, so only the acting player's own
-            # private news is printed (right after their move, while they still look).
-            if update.user_id not in (for_user, self.solo_user):
-                continue
+            # Private news is printed for the player whose screen it is (hot seat with
+            # secrets: kept for the others' own turns); in other hot seat games, the
+            # acting player's own, right after their move, while they still look.
+            shown = update.user_id == self.screen_user or (
+                not self.private_turns and update.user_id == for_user)
             for line in update.lines:
                 if line.startswith(SECRET_CHANGED):
-                    if self.solo_user is not None:
+                    if self.screen_user is not None or not shown:
                         continue  # the board shows their own view anyway
                     line = "Your own view changed: type hand to see it."
-                self.say(f"  (only you) {line}")
+                if shown:
+                    self.say(f"  (only you) {line}")
+                    self.unread = self.private_turns
+                elif self.private_turns and update.user_id is not None:
+                    self.news.setdefault(update.user_id, []).append(line)
 
     def on_outbox(self, outbox: Outbox) -> None:
         """Listener: AI moves made in the background."""
@@ -227,7 +262,7 @@ class Console:
             return names.get(seat, f"Seat {seat + 1}")
 
         own = private if private is not None else (
-            user_id is not None and user_id == self.solo_user)
+            user_id is not None and user_id == self.screen_user)
         if own and user_id is not None:
             view = await self.service.private_view(info.id, user_id)
         else:
@@ -401,6 +436,9 @@ class Console:
         self.table_id = info.id
         humans = [s for s in info.seats if not s.is_ai]
         self.solo_user = humans[0].user_id if len(humans) == 1 else None
+        self.private_turns = self.solo_user is None and has_hands(info.game_id)
+        self.screen_user = self.solo_user
+        self.news, self.unread, self.recent = {}, False, []
         self.last_board = self.last_key = None
 
     # -- play ------------------------------------------------------------------
@@ -430,6 +468,10 @@ class Console:
             if final.status is not TableStatus.FINISHED:
                 self.say("The table was closed.")
                 return 0
+            # hot seat: the last player's cards go before everyone reads the result
+            with contextlib.suppress(EndOfInput, Quit):
+                await self.hide_screen(final)
+            self.hide_now()
             await self.show_result(final)
             try:
                 again = await self.term.confirm("Play again?")
@@ -479,15 +521,64 @@ class Console:
                 await asyncio.sleep(0.01)
                 continue
             idle_polls = 0
-            if self.solo_user is None and user != last_user:
-                # Hot seat: the keyboard changes hands; the screen shows only the public
-                # table, so a game with secret hands says how to look at yours.
-                seat = info.seat_of(user)
-                own = " (type hand to see your own cards while the others look away)" \
-                    if has_hands(info.game_id) else ""
-                self.say(f"\n--- {seat.name if seat else 'Next player'}'s turn ---{own}")
+            if self.private_turns and user != self.screen_user:
+                await self.hand_over(info, user)
+            elif self.solo_user is None and user != last_user:
+                # Hot seat in a game without secrets: the screen shows the public table.
+                self.say(f"\n--- {self.name_of(info, user)}'s turn ---")
             last_user = user
+            self.unread = False
             await self.take_turn(info, user, legal)
+
+    @staticmethod
+    def name_of(info: TableInfo, user: int) -> str:
+        seat = info.seat_of(user)
+        return seat.name if seat is not None else "the next player"
+
+    async def hide_screen(self, info: TableInfo) -> None:
+        """Hot seat with secrets: clear the screen of the player who had it (once they
+        have read what their last move told only them), then say again what happened
+        at the table, which everyone may read. Raises EndOfInput, Quit."""
+        user = self.screen_user
+        if not self.private_turns or user is None:
+            return
+        if self.unread:
+            answer = await self.term.ask(f"{self.name_of(info, user)}, press Enter to hide "
+                                         "your cards. ")
+            if normalise(answer) in QUIT_WORDS:
+                raise Quit
+        self.hide_now()
+
+    def hide_now(self) -> None:
+        """Clear the screen of its player now (hot seat with secrets)."""
+        if not self.private_turns or self.screen_user is None:
+            return
+        self.term.clear()
+        self.screen_user, self.unread = None, False
+        self.last_board = self.last_key = None  # the next board is printed whole
+        if self.recent:
+            self.say("The last moves at the table:")
+            for line in self.recent[-MAX_RECENT:]:
+                self.say(line)
+        self.recent = []
+
+    async def hand_over(self, info: TableInfo, user: int) -> None:
+        """Hot seat with secrets: the screen is cleared and the keyboard goes to
+        ``user``; only when they say they have it is anything of theirs shown (their own
+        board, then the private news kept for them). Raises EndOfInput, Quit."""
+        await self.hide_screen(info)
+        name = self.name_of(info, user)
+        self.say(f"\n--- {name}'s turn ---")
+        answer = await self.term.ask(f"Pass the keyboard to {name}, then press Enter "
+                                     f"(only {name} should look now). ")
+        if normalise(answer) in QUIT_WORDS:
+            raise Quit
+        self.screen_user, self.recent = user, []
+        kept = self.news.pop(user, [])
+        if kept:
+            self.say("While you were away:")
+            for line in kept:
+                self.say(f"  (only you) {line}")
 
     async def take_turn(self, info: TableInfo, user: int, legal: list[Action]) -> None:
         """Show the board, ask for one of the ``legal`` moves, play it."""
@@ -522,12 +613,14 @@ class Console:
         elif name == "rules":
             self.say(rules_text(info.game_id))
         elif name == "log":
-            lines = await self.service.history(info.id, user)
+            # the seat's own lines too only when the screen is theirs
+            lines = await self.service.history(
+                info.id, user if user == self.screen_user else None)
             self.say("The latest moves:" if lines else "Nothing has happened yet.")
             for line in lines[-20:]:
                 self.say(f"  {line}")
         elif name == "hand":
-            if self.solo_user is None:
+            if user != self.screen_user:
                 self.say("(Your own view: the others look away.)")
             await self.show_board(info, user, force=True, private=True)
 

@@ -30,7 +30,10 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import TextIO
 
-__all__ = ["EndOfInput", "Terminal", "normalise"]
+__all__ = ["CLEAR_LINES", "EndOfInput", "Terminal", "normalise"]
+
+CLEAR_LINES = 60
+"""Blank lines that "clear" an output that is not a terminal (a pipe, a file)."""
 
 
 class EndOfInput(Exception):
@@ -61,6 +64,21 @@ class Terminal:
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
+
+    def clear(self) -> None:
+        """Wipe what is on the screen (hot seat: one player's cards before the next
+        player looks): a terminal is cleared with its scrollback; any other output gets
+        :data:`CLEAR_LINES` blank lines, which push it out of sight."""
+        try:
+            tty = self.out.isatty()
+        except (AttributeError, ValueError):
+            tty = False
+        if tty:
+            # home, clear the screen, clear the scrollback (where the terminal has one)
+            self.out.write("\x1b[H\x1b[2J\x1b[3J")
+            self.out.flush()
+        else:
+            self.say("\n" * (CLEAR_LINES - 1))
 
     # -- input -----------------------------------------------------------------
 

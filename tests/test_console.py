@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -140,18 +140,26 @@ class Screen(io.StringIO):
         return super().write(text)
 
 
+Respond = Callable[[str], "str | None"]
+"""A scripted player's own answer to what the console printed since the last answer
+(``None``: the usual answer)."""
+
+
 class Player(io.TextIOBase):
     """Scripted stdin, read through the console's own input: first ``lines``, then one
-    answer per prompt: ``default`` at a move, some words where the console asks for
-    them, ``again`` (then "n") at "Play again?". After ``limit`` answers the input ends,
-    so a game that does not end cannot hang the test."""
+    answer per prompt: ``respond``'s if it has one, else Enter where the console says
+    "press Enter", ``default`` at a move, some words where the console asks for them,
+    ``again`` (then "n") at "Play again?". After ``limit`` answers the input ends, so a
+    game that does not end cannot hang the test."""
 
     WORDS = "The snow fell on Wintertown."
 
     def __init__(self, screen: Screen, lines: Sequence[str] = (), *, default: str = "1",
-                 again: Sequence[str] = (), limit: int = 600) -> None:
+                 again: Sequence[str] = (), limit: int = 600,
+                 respond: Respond | None = None) -> None:
         self.screen, self.lines, self.again = screen, list(lines), list(again)
         self.default, self.limit, self.answers = default, limit, 0
+        self.respond, self.read = respond, 0
 
     def readable(self) -> bool:
         return True
@@ -165,8 +173,15 @@ class Player(io.TextIOBase):
         self.answers += 1
         if self.answers > self.limit:
             return ""
+        if self.respond is not None:
+            text = self.screen.getvalue()
+            answer, self.read = self.respond(text[self.read:]), len(text)
+            if answer is not None:
+                return answer + "\n"
         if tail.endswith("words> "):
             return self.WORDS + "\n"
+        if "press Enter" in tail.rpartition("\n")[2]:
+            return "\n"
         return self.default + "\n"
 
 
@@ -472,3 +487,318 @@ def test_docstring_examples_of_the_console(name: str) -> None:
 
     result = doctest.testmod(importlib.import_module(name))
     assert result.attempted > 0 and result.failed == 0, name
+
+
+# --------------------------------------------------------------------------- short menus
+
+
+_MENU_LINE = re.compile(r"^  ( [1-9]|\d\d)\. (.*)$")
+_SHOWN_LINE = re.compile(r"^(  ( \d|\d\d)\. |   -  |   0\. Back)")
+
+
+def last_menu(text: str) -> list[str]:
+    """The numbered choices of the menu printed last in ``text`` (a board's own numbered
+    lines, "  1. Thug", are not a menu's: a menu numbers in two columns)."""
+    lines = text.rstrip().splitlines()[:-1]  # the last line is the prompt
+    block: list[str] = []
+    for line in reversed(lines):
+        if not _SHOWN_LINE.match(line):
+            break
+        block.append(line)
+    return [m[2] for line in reversed(block) if (m := _MENU_LINE.match(line))]
+
+
+def number_of(menu: list[str], start: str) -> str:
+    """The number to type for the choice of ``menu`` that starts with ``start``."""
+    return str(next(i for i, label in enumerate(menu, 1) if label.startswith(start)))
+
+
+def menus_in(out: str) -> list[list[str]]:
+    """Every menu shown in a session, in order."""
+    return [last_menu(part + "\n> ") for part in out.split("\n> ")[:-1]]
+
+
+def test_crossroads_guest_impression_in_two_short_menus(tmp_path: Path) -> None:
+    asked: list[str] = []
+
+    def respond(text: str) -> str | None:
+        menu = last_menu(text)
+        if "Outlaws −3 (closed door), …\n" in text:  # its follow-up: go back
+            asked.append("back")
+            return "0"
+        if "Nobles −3 (closed door), …\n" in text:
+            asked.append("open door")
+            return number_of(menu, "Outlaws +1 (open door)")
+        if "The Guest Impression: one group" in text:
+            asked.append("closed door")
+            return number_of(menu, "Outlaws −3" if len(asked) == 1 else "Nobles −3")
+        return "q" if len(asked) >= 4 else None
+
+    code, out, err = play(["crossroads-inn", "--ai", "--ai-level", "random", "--seed", "5",
+                           "--data-dir", str(tmp_path), "--no-png"], respond=respond, limit=40)
+    assert code == 0 and "Traceback" not in out + err
+    assert asked == ["closed door", "back", "closed door", "open door"]
+    # The first menu: the group behind the closed door (5 groups and Skip, not 21 lines).
+    first = out.index("The Guest Impression: one group")
+    menu = last_menu(out[first:out.index("\n> ", first) + 3])
+    assert menu == [f"{g} −3 (closed door), … (4 choices)"
+                    for g in ("Distressed", "Outlaws", "Travellers", "Townsfolk", "Nobles")] + \
+        ["Skip the Guest Impression"]
+    # then the open door: the four other groups, and Back (which went back one menu)
+    follow = out.index("Nobles −3 (closed door), …\n")
+    assert last_menu(out[follow:out.index("\n> ", follow) + 3]) == [
+        "Distressed +1 (open door)", "Outlaws +1 (open door)", "Travellers +1 (open door)",
+        "Townsfolk +1 (open door)"]
+    assert out[follow:].split("\n> ")[0].endswith("   0. Back")
+    assert out.count("The Guest Impression: one group") >= 2  # shown again after Back
+    assert "Player changes the Guest Impression: Nobles behind the closed door (-3), " \
+           "Outlaws behind the open door (+1)" in out
+    assert max(len(m) for m in menus_in(out)) <= 10
+
+
+def _walk_menus(game_id: str, players: int, seed: int, moves: int) -> tuple[int, int]:
+    """Random play of ``game_id`` through the console's menus: at every position, every
+    menu (and follow-up) is opened. Returns the longest menu and the positions seen;
+    asserts every legal action can be reached and nothing else is offered."""
+    import random
+
+    from bot.console_menus import MAX_CHOICES, first_step, shorten, step_of
+    from bot.ui.adapter import UnknownChoice
+    from bot.ui.games import get_ui
+    from engines import get_game
+
+    game, ui = get_game(game_id), get_ui(game_id)
+
+    def plain(action: Any) -> str:
+        if "text" in type(action).model_fields:
+            action = action.model_copy(update={"text": None})
+        return game.dump_action(action)
+
+    def walk(step: Any, view: Any, legal: Any, depth: int, found: set[str]) -> int:
+        step = shorten(step, ui, view, legal)
+        longest = len(step.open)
+        assert longest <= MAX_CHOICES, (game_id, step.prompt, len(step.open))
+        assert depth < 8, (game_id, step.prompt)
+        for entry in step.open:
+            if entry.action is not None:
+                found.add(plain(entry.action))
+                continue
+            if entry.group is not None:
+                longest = max(longest, walk(entry.group, view, legal, depth + 1, found))
+                continue
+            try:
+                resolution = ui.resolve(entry.code or "", view, legal)
+            except UnknownChoice:
+                continue
+            if resolution.menu is not None:
+                longest = max(longest, walk(step_of(resolution.menu), view, legal, depth + 1,
+                                            found))
+            elif resolution.action is not None:
+                found.add(plain(resolution.action))
+            else:
+                found.add(plain(ui.with_text(entry.code or "", view, legal, "")))
+        return longest
+
+    rng = random.Random(seed)
+    state = game.setup(players, game.Options(), seed)
+    longest = positions = 0
+    for _ in range(moves):
+        if game.is_over(state):
+            break
+        choices = []
+        for seat in game.to_act(state):
+            legal = game.legal_actions(state, seat)
+            if not legal:
+                continue
+            view, found = game.view(state, seat), set[str]()
+            longest = max(longest, walk(first_step(ui, view, legal), view, legal, 0, found))
+            wanted = {plain(a) for a in legal}
+            assert found >= wanted, (game_id, wanted - found)
+            assert found - wanted <= {'{"kind":"narrate","text":null}'}, found - wanted
+            positions += 1
+            choices += [(seat, a) for a in legal]
+        if not choices:
+            break
+        seat, action = rng.choice(choices)
+        game.apply(state, seat, action)
+    return longest, positions
+
+
+@pytest.mark.parametrize(("game_id", "players", "moves"), [
+    ("fairy-tale-inn", 2, 60), ("treasure", 2, 80), ("pocket", 1, 80),
+    ("winter-tales", 3, 120), ("crossroads-inn", 2, 150), ("crossroads-inn", 4, 120),
+])
+def test_every_menu_is_short_and_every_legal_move_in_it(game_id: str, players: int,
+                                                        moves: int) -> None:
+    longest, positions = _walk_menus(game_id, players, seed=3, moves=moves)
+    assert positions > 20 and 2 <= longest <= 10
+
+
+def test_back_goes_back_one_menu() -> None:
+    import asyncio
+    from typing import Literal
+
+    from bot.console_io import Terminal
+    from bot.console_menus import choose_action
+    from bot.ui.adapter import GenericUI
+    from engines.core import Action, View
+
+    class Go(Action):
+        kind: Literal["go"] = "go"
+        to: str
+        card: str
+
+    class Stay(Action):
+        kind: Literal["stay"] = "stay"
+
+    class UI(GenericUI):
+        def label(self, action: Action, view: View | None = None) -> str:
+            a: Any = action
+            return f"Go to {a.to}, paying card {a.card}" if a.kind == "go" else "Stay"
+
+    legal: list[Action] = [Go(to=to, card=f"c{n}") for to in ("Ash", "Birch", "Elm")
+                           for n in range(1, 13)]
+    legal.append(Stay())
+    out = io.StringIO()
+    # Birch (12 cards: a page of 9, then More), More, back, back, Birch, the 3rd card
+    term = Terminal(io.StringIO("2\n10\n0\n0\n2\n3\n"), out)
+
+    async def nothing(name: str) -> None:
+        raise AssertionError(name)
+
+    action = asyncio.run(choose_action(term, UI(), View(seat=0, players=1), legal,
+                                       commands={}, on_command=nothing, heading="Your move:"))
+    assert action == Go(to="Birch", card="c3")
+    menus = [text.splitlines() for text in out.getvalue().split("> ")]
+    assert menus[0][1:] == ["   1. Go to Ash, … (12 choices)", "   2. Go to Birch, … (12 choices)",
+                            "   3. Go to Elm, … (12 choices)", "   4. Stay"]
+    assert menus[1][1] == "Go to Birch, …" and menus[1][2] == "   1. paying card c1"
+    assert menus[1][-2:] == ["  10. More choices (3) ›", "   0. Back"]
+    assert menus[2][1:] == ["More choices:", "   1. paying card c10", "   2. paying card c11",
+                            "   3. paying card c12", "   0. Back"]
+    assert menus[3][1:] == menus[1][1:]  # back: the page before, not the first menu
+    assert menus[0][0] == "Your move:"
+    assert menus[4][1:] == menus[0][1:]  # back again: the first menu
+
+
+# --------------------------------------------------------------------------- hot seat
+
+
+_PASS = re.compile(r"Pass the keyboard to (.+?), then press Enter")
+
+
+def turns_of(out: str) -> list[tuple[str, int, int]]:
+    """Each hot seat turn: (whose, where its pass-the-keyboard prompt is, where the next
+    one is)."""
+    starts = [(m[1], m.start()) for m in _PASS.finditer(out)]
+    ends = [at for _who, at in starts[1:]] + [len(out)] * bool(starts)
+    return [(who, at, end) for (who, at), end in zip(starts, ends, strict=True)]
+
+
+def crossroads_secrets(board: str) -> set[str]:
+    """What a Crossroads Inn text board shows of the seat's own: its draft pack, the
+    Basic Inn Tiles it keeps face down, its Recipes."""
+    found: set[str] = set()
+    lines = board.splitlines()
+    for i, line in enumerate(lines):
+        for head in ("Your pack: ", "Kept: "):
+            if line.startswith(head):
+                found |= set(line[len(head):].split(", "))
+        if line == "Your Recipes:":
+            for recipe in lines[i + 1:]:
+                if not recipe.startswith("  "):
+                    break
+                found.add(recipe.strip().split(":")[0])
+    return found
+
+
+def winter_secrets(board: str) -> set[str]:
+    """What a Winter Tales text board shows of the seat's own: its Story cards and its
+    Objectives."""
+    found: set[str] = set()
+    lines = board.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("Your Story cards ("):
+            for card in lines[i + 1:]:
+                if not card.startswith("  "):
+                    break
+                if ": Spring - " in card:
+                    found.add(card.strip().split(": Spring - ")[0])
+        if line.startswith("Your Objective ("):
+            found.add(line.split("): ", 1)[1].split(", at ")[0])
+    return found
+
+
+def shown(secret: str, text: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(secret)}(?!\w)", text) is not None
+
+
+def assert_each_turn_hides_the_others(out: str, secrets: Callable[[str], set[str]]) -> int:
+    """A seat's secrets (read from its own board, on its own turn) never show on another
+    seat's turn: what it holds on its turn before and still holds on its next turn was
+    secret in between. Each turn's private screen is cleared before the next prompt.
+    Returns how many secrets were checked."""
+    from bot.console_io import CLEAR_LINES
+
+    turns = turns_of(out)
+    own = [secrets(out[at:end]) for _who, at, end in turns]
+    checked = 0
+    for j, (who, at, end) in enumerate(turns):
+        text = out[at:end]
+        if own[j] and j + 1 < len(turns):  # cleared before the next player's prompt
+            assert "\n" * CLEAR_LINES in text, f"{who}'s turn is not cleared"
+        for other in {w for w, _a, _e in turns} - {who}:
+            before = [k for k in range(j) if turns[k][0] == other]
+            after = [k for k in range(j + 1, len(turns)) if turns[k][0] == other]
+            if not before:  # not yet shown to them: not to be shown to anyone before
+                held = own[after[0]] if after else set()
+                text = out[:at] + text
+            else:  # (after its last turn: what it held may have been played since)
+                held = own[before[-1]] & own[after[0]] if after else set()
+            for secret in held:
+                assert not shown(secret, text), f"{other}'s {secret!r} shown on {who}'s turn"
+                checked += 1
+    return checked
+
+
+def test_hot_seat_crossroads_draft_packs_stay_with_their_seat() -> None:
+    code, out, err = play(["crossroads-inn", "--hotseat", "--names", "Ann,Bob", "--seed", "4",
+                           "--temp", "--no-png"], limit=30)
+    assert code == 0 and "Traceback" not in out + err
+    turns = turns_of(out)
+    assert [who for who, _a, _e in turns[:4]] == ["Ann", "Bob", "Ann", "Bob"]
+    (_, ann, bob), (_, _, ann2) = turns[0][:], turns[1][:]
+    ann_pack = crossroads_secrets(out[ann:bob])
+    bob_pack = crossroads_secrets(out[bob:ann2])
+    assert len(ann_pack) == 4 and len(bob_pack) == 4 and not ann_pack & bob_pack
+    # The second seat's pack: nowhere before its pass-the-keyboard prompt ...
+    assert not [t for t in bob_pack if shown(t, out[:bob])]
+    # ... and the first seat's (its draft menu: "Keep Back door") nowhere after it.
+    assert [t for t in ann_pack if shown(f"Keep {t}", out[ann:bob])]
+    assert not [t for t in ann_pack if shown(t, out[bob:ann2])]
+    assert "Keep " not in out[:ann]
+    assert assert_each_turn_hides_the_others(out, crossroads_secrets) > 10
+    assert "The last moves at the table:\n  Ann keeps a Basic Inn Tile face down" in out
+
+
+def test_hot_seat_winter_tales_story_cards_stay_with_their_seat() -> None:
+    # Winter Tales takes 3 storytellers: all three at this keyboard.
+    code, out, err = play(["winter-tales", "--hotseat", "--names", "Ann,Bob,Cy", "-o",
+                           "memories=3", "--seed", "5", "--temp", "--no-png"], limit=90)
+    assert code == 0 and "Traceback" not in out + err
+    turns = turns_of(out)
+    hands = [(who, winter_secrets(out[at:end]), at, end) for who, at, end in turns]
+    dealt = [i for i, (_w, cards, _a, _e) in enumerate(hands) if cards]
+    first, second = hands[dealt[0]], next(h for h in hands[dealt[0]:] if h[0] != hands[
+        dealt[0]][0] and h[1])
+    assert len(first[1]) >= 3 and len(second[1]) >= 3
+    # The second seat's Story cards: nowhere before its pass-the-keyboard prompt ...
+    assert not [c for c in second[1] if shown(c, out[:second[2]])]
+    # ... and the first seat's cards (still held on its next turn) nowhere after it.
+    later = next((h for h in hands if h[2] > second[2] and h[0] == first[0]), None)
+    held = first[1] & later[1] if later else first[1]
+    assert held and not [c for c in held if shown(c, out[first[3]:second[3]])]
+    assert assert_each_turn_hides_the_others(out, winter_secrets) > 10
+    # news for a seat waits for its own turn; the screen owner reads theirs first
+    assert "While you were away:\n  (only you) You drew: " in out
+    assert re.search(r"\w+, press Enter to hide your cards\.", out)
