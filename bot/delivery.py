@@ -113,16 +113,28 @@ class _Sequence:
     come: its delivery failed, or this process just restarted)."""
 
     def __init__(self) -> None:
-        self.in_flight: set[int] = set()
+        self.in_flight: set[float] = set()
+        self.highest = -1
+        """The newest version whose delivery began here (a resync's place aside)."""
         self._changed = asyncio.Condition()
 
-    def begin(self, version: int) -> None:
+    def begin(self, version: float) -> None:
         self.in_flight.add(version)
+        if version == int(version):
+            self.highest = max(self.highest, int(version))
 
-    def newer_waiting(self, version: int) -> bool:
-        return any(v > version for v in self.in_flight)
+    def arrives_late(self, version: int) -> bool:
+        """A stored outbox of ``version`` reaches this process after a newer version's
+        delivery began here without it: an older outbox left by a process that died,
+        found by the catch-up while the table had moved on."""
+        return version not in self.in_flight and self.highest > version
 
-    async def wait_for_turn(self, version: int) -> None:
+    def newer_waiting(self, version: float) -> bool:
+        """A later delivery is in flight: it brings the board and the buttons. (A
+        resync's place, between two versions, brings neither.)"""
+        return any(v > version and v == int(v) for v in self.in_flight)
+
+    async def wait_for_turn(self, version: float) -> None:
         async with self._changed:
             try:
                 await asyncio.wait_for(
@@ -133,7 +145,7 @@ class _Sequence:
                 # whatever it waited for is not coming: do not make the next one wait too
                 self.in_flight = {v for v in self.in_flight if v >= version}
 
-    async def done(self, version: int) -> None:
+    async def done(self, version: float) -> None:
         async with self._changed:
             self.in_flight.discard(version)
             self._changed.notify_all()
@@ -275,8 +287,15 @@ class Delivery:
         Returns False when the public update could not be posted (the bot may not
         send messages in that channel): the caller tells the user. Raises when Discord
         itself fails (a 5xx): the outbox is then left undelivered, for the next sweep."""
+        seq = self._sequence.setdefault(outbox.table_id, _Sequence())
+        if outbox.id is not None and seq.arrives_late(outbox.version):
+            # Its table is already further on in the channel (or on its way there):
+            # shown now, it would end below the newer turn and take its buttons away.
+            log.info("outbox %s of table %s (v%d) came after v%d: not shown",
+                     outbox.id, outbox.table_id, outbox.version, seq.highest)
+            await self.store.mark_delivered(outbox.id)
+            return True
         self.expect(outbox)  # before any wait: a later version queues behind it
-        seq = self._sequence[outbox.table_id]
         try:
             await seq.wait_for_turn(outbox.version)
             return await self._deliver(outbox, interaction, seq.newer_waiting(outbox.version))
@@ -524,7 +543,23 @@ class Delivery:
     async def resync(self, outbox: Outbox) -> None:
         """After a restart: a turn message left with buttons of an older version (its
         move was delivered by a process that died) loses them, and the hand messages
-        catch up with the table (a snapshot outbox, no news)."""
+        catch up with the table (a snapshot outbox, no news).
+
+        It takes its place in the table's order just after the snapshot's version: a
+        delivery of that version still in flight (a click answered during the catch-up)
+        ends first, so its freshly posted buttons are never taken for stale ones; a
+        later delivery waits for it."""
+        info = outbox.table
+        seq = self._sequence.setdefault(info.id, _Sequence())
+        slot = info.version + 0.5
+        seq.begin(slot)
+        try:
+            await seq.wait_for_turn(slot)
+            await self._resync(outbox)
+        finally:
+            await seq.done(slot)
+
+    async def _resync(self, outbox: Outbox) -> None:
         info = outbox.table
         prev = await self._turn_message(info.id)
         if prev is not None and prev.version > info.version:

@@ -323,6 +323,14 @@ async def test_sequence_orders_and_never_blocks_for_good(monkeypatch: pytest.Mon
     seq.begin(3)
     await post(4)
     assert order == [1, 2, 4] and seq.in_flight == set()
+    # a stored outbox older than a delivery already begun here arrives late (a dead
+    # process's leftover found by the catch-up); one whose place was held does not
+    assert seq.arrives_late(3) and not seq.arrives_late(5)
+    seq.begin(6)
+    seq.begin(7)
+    assert not seq.arrives_late(6) and seq.arrives_late(5)
+    seq.begin(7.5)  # a resync's place is no delivery
+    assert seq.highest == 7 and not seq.newer_waiting(7)
 
 
 def test_a_broken_adapter_module_falls_back_to_the_generic_ui(
@@ -338,3 +346,41 @@ def test_a_broken_adapter_module_falls_back_to_the_generic_ui(
     monkeypatch.setitem(catalog._SPECS, "fairy-tale-inn", broken)
     assert isinstance(games.get_ui("fairy-tale-inn"), GenericUI)
     assert isinstance(games.get_ui("unknown-game"), GenericUI)
+
+
+async def test_a_resync_waits_for_the_delivery_of_its_version_in_flight(h: Harness) -> None:
+    """The catch-up after a start resyncs every table while clicks are already being
+    answered: a delivery of the snapshot's version still in flight (its edit on its way
+    to Discord, its turn message not yet stored) must end first, or the resync takes its
+    fresh buttons for stale ones and strips them (seen in the SIGKILL test)."""
+    import asyncio
+
+    info = await toy_table(h)
+    await take_turn(h)
+    await h.fake.settle()
+    snapshot = await h.service.table_snapshot(info.id)
+    assert snapshot is not None
+    delivery = h.bot.delivery
+    assert delivery is not None
+    seq = delivery._sequence.setdefault(info.id, type(delivery._sequence[info.id])())
+    version = snapshot.table.version
+    seq.begin(version)  # the delivery of this very version is still on its way
+    read: list[int] = []
+    real = delivery._turn_message
+
+    async def turn_message(table_id: str) -> object:
+        read.append(version)
+        return await real(table_id)
+
+    delivery._turn_message = turn_message  # type: ignore[method-assign]
+    task = asyncio.ensure_future(delivery.resync(snapshot))
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert read == [] and not task.done()  # it waits its turn
+    assert not seq.newer_waiting(version)  # the delivery in flight still brings buttons
+    later = asyncio.ensure_future(seq.wait_for_turn(version + 1))
+    await seq.done(version)
+    await task
+    assert read == [version]
+    await later  # a later delivery was not held for good
+    assert seq.in_flight == set()
