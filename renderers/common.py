@@ -49,30 +49,43 @@ TEXT: Color = (0xF2, 0xF3, 0xF5)  # main text (contrast ~12:1 on BG)
 MUTED: Color = (0xB5, 0xBA, 0xC1)  # secondary text (contrast ~7:1 on BG)
 DIM: Color = (0x80, 0x84, 0x8E)  # hints, empty markers
 INK: Color = (0x1E, 0x1F, 0x22)  # dark ink drawn on light token faces
-GOLD: Color = (0xF0, 0xB2, 0x32)  # coins and money
-GOLD_DARK: Color = (0x9A, 0x6B, 0x0A)
+# Coins and money: a bright golden yellow, lighter and yellower than seat A's orange and
+# darker and deeper than seat C's lemon, so a coin beside a token is told apart by colour
+# too, also under protanopia, deuteranopia and tritanopia (tests/test_colour_vision.py).
+GOLD: Color = (0xFF, 0xCC, 0x08)
+GOLD_DARK: Color = (0x9E, 0x77, 0x00)  # a coin's rim, crowns' outlines
 HIGHLIGHT: Color = (0xFF, 0xFF, 0xFF)  # "just happened" outline
 WARN: Color = (0xF2, 0x3F, 0x43)  # full / blocked
 GOOD: Color = (0x23, 0xA5, 0x5A)  # ok / winner
 NEUTRAL: Color = (0x9A, 0x9E, 0xA6)  # ownerless pieces
 
-# Okabe-Ito colour-blind-safe hues, brightest first so the first seats stay readable on
-# dark grey. Each seat also gets its own shape and letter (owners never differ by colour
-# alone).
+# Seat colours, after Okabe-Ito's colour-blind-safe hues (A stays orange, B sky blue).
+# Each seat also gets its own shape and letter (owners never differ by colour alone); the
+# colour is the second cue, so it must survive colour blindness too. A dichromat keeps only
+# lightness and one hue axis: for deuteranopes and protanopes orange, yellow, green and red
+# all turn yellowish (blue, pink and sky blue bluish), so these differ in *lightness* where
+# the hue is lost: C is a pale lemon, A a mid orange, F a light red, D a lighter green than
+# Okabe-Ito's; G is a deeper blue than sky-blue B. Chosen by a search over sRGB, staying
+# close to the previous colours, that keeps the seats of each game's largest table and the
+# coins at CIEDE2000 >= 15 apart in normal vision and >= 8 under simulated protanopia,
+# deuteranopia and tritanopia (Machado 2009), what else sits beside them (Winter's faction
+# chips, Crossroads' gossip pills, grey ownerless pieces) at >= 12 and >= 7, every seat at
+# >= 3:1 on BG and PANEL with a letter ink of >= 4.5:1 (tests/test_colour_vision.py has the
+# thresholds and why, renderers/vision.py the maths).
 OWNER_COLORS: tuple[Color, ...] = (
-    (0xE6, 0x9F, 0x00),  # orange
-    (0x56, 0xB4, 0xE9),  # sky blue
-    (0xF0, 0xE4, 0x42),  # yellow
-    (0x00, 0xC0, 0x8A),  # bluish green (lifted for dark backgrounds)
-    (0xCC, 0x79, 0xA7),  # reddish purple
-    (0xE8, 0x6A, 0x1A),  # vermillion (lifted)
-    (0x4D, 0x8F, 0xE0),  # blue (lifted)
+    (0xE9, 0x97, 0x00),  # orange
+    (0x55, 0xAA, 0xCC),  # sky blue
+    (0xFE, 0xFF, 0x6B),  # yellow (pale lemon: far lighter than A, F and the coins)
+    (0x00, 0xCC, 0x89),  # green (bluish)
+    (0xCC, 0x79, 0xA7),  # pink (reddish purple)
+    (0xE8, 0x64, 0x5A),  # red (light: protanopes see reds darker)
+    (0x48, 0x87, 0xE4),  # blue
 )
 OWNER_SHAPES: tuple[str, ...] = (
     "circle", "square", "diamond", "triangle", "hexagon", "star", "pentagon",
 )
 OWNER_COLOR_NAMES: tuple[str, ...] = (
-    "orange", "blue", "yellow", "green", "pink", "red", "navy",
+    "orange", "sky blue", "yellow", "green", "pink", "red", "blue",
 )
 
 

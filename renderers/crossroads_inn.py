@@ -114,15 +114,15 @@ CATEGORY_FILL: dict[str, Color] = {
     "yellow": (0xF2, 0xC9, 0x4C),
     "brown": (0x8B, 0x5A, 0x2E),
     "blue": (0x2F, 0x6B, 0xC4),
-    "red": (0xC2, 0x3A, 0x3A),
+    "red": (0xE0, 0x6A, 0x60),  # light red: a dark red and the brown merge when red-blind
 }
 """Tile colours by the category's colour name (content: furnishings yellow, services
 brown, workers blue, special guests red); text on them is chosen by ``readable_on``."""
 
 GOSSIP_FILL: dict[str, Color] = {
     "economic": (0x2E, 0xA0, 0x5A),  # green ribbon
-    "political": (0x3B, 0x7B, 0xE0),  # blue ribbon
-    "travellers": (0xD9, 0x48, 0x48),  # red ribbon
+    "political": (0x4B, 0x84, 0xE6),  # blue ribbon (light enough for 4.5:1 text on it)
+    "travellers": (0xF2, 0x63, 0x60),  # red ribbon (light: protanopes see reds darker)
 }
 GOSSIP_WORD: dict[str, str] = {"economic": "economic", "political": "political",
                                "travellers": "traveller's"}
