@@ -2,7 +2,8 @@
 simple pictograms, not the published art).
 
 Each glyph draws inside a square of side ``size`` centred on ``center`` in
-``ink``; ``paper`` is the colour under it, used to cut holes (eyes, snout).
+``ink``; ``paper`` is the colour under it, used to cut holes (eyes, snout). A kind
+without a glyph shows its first two letters instead, never under 27 px.
 """
 
 from __future__ import annotations
@@ -165,7 +166,7 @@ def draw_glyph(d: ImageDraw.ImageDraw, kind: str, center: Point, size: float, in
                paper: Color, fallback: str = "?") -> None:
     """The glyph of ``kind``; an unknown kind shows ``fallback`` initials instead."""
     glyph = GLYPHS.get(kind)
-    if glyph is None:
-        text_center(d, center, fallback[:2], font(max(10, round(size * 0.6)), bold=True), ink)
+    if glyph is None:  # never under 27 px: 9 px on a phone, the smallest text it reads
+        text_center(d, center, fallback[:2], font(max(27, round(size * 0.6)), bold=True), ink)
         return
     glyph(d, center, size, ink, paper)
