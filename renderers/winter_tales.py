@@ -1,21 +1,29 @@
 """Winter Tales: the Wintertown board as one PNG, drawn from the PUBLIC view.
 
-Layout (1200 px wide; phones show it ~400 px wide, so type is 18-26 px): a
-banner (chapter, length, who acts and what is being decided); the map of
-Wintertown (8 Locations as boxes with their Quest and Power slots, the Squares
-as haloed circles joined by streets, the statue of Mangiafuoco in the middle);
-a strip with the Quests on the board and the running counts; the Memory Track
-(7 spaces, the Epilogue tile, the Objective icon on 2/4/6, each Memory in its
-Faction's colour, the Bookmark ribbon); then one row per player (faction,
-card and Objective COUNTS, characters ready / activated / incapacitated).
+Phones show it ~400 px wide (a third of its 1200 px), so every word on it is drawn at
+27 px or more (9 px on a phone: ``tests/test_phone_pictures.py``), and no name is ever
+shortened. From the top, in the order a turn needs them:
 
-Figures are tokens in their owner's colour with the owner's shape and letter
-(never colour alone), on a black base for Fairy Tales and a white base for
-Soldiers as in the box; an incapacitated figure is greyed and tipped over.
-The expensive part of the map (night sky, snow, streets, Squares, statue) is
-drawn once and cached. The picture is built by :func:`picture_from_view`, the
-one adapter between the engine's view and this module; nothing here reads a
-hand or an Objective face, so a seat's private view draws the same as the public.
+- a banner: chapter, length, who acts and what is being decided;
+- the map of Wintertown: the 8 Locations as boxes (name, Power slot, what stands there),
+  the Squares as haloed circles joined by streets, the statue of Mangiafuoco in the
+  middle. A figure is a token in its owner's colour with the owner's shape and letter
+  (never colour alone) on a black base for a Fairy Tale and a white base for a Soldier,
+  as in the box; an incapacitated figure is greyed and tipped over. A Quest counter is a
+  hexagon in its Faction's colour with its Faction's glyph;
+- the Quests on the board, by their full names, with where each counter lies: the key
+  to the hexagons of the map;
+- one row per player (faction, card and Objective COUNTS), with each character by its
+  full printed name, ready / activated / incapacitated, and the space it stands in: the
+  key to the letters of the map;
+- the Memory Track up to the Epilogue tile (rows of 4 spaces; the Objective icon on
+  2/4/6, each Memory in its Faction's colour, the Bookmark ribbon).
+
+The expensive part of the map (night sky, snow, streets, Squares, statue, the Locations'
+boxes) is drawn once and cached, and so are the tokens, the pills and the track's cells.
+The picture is built by :func:`picture_from_view`, the one adapter between the engine's
+view and this module; nothing here reads a hand or an Objective face, so a seat's
+private view draws the same as the public.
 
 >>> pic = picture_from_view({"players": 3, "chapter": 1, "length": 3,
 ...                          "factions": ["spring", "winter", "writer"]})
@@ -27,13 +35,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
-from engines.winter_tales.content import WinterContent, load_content
+from engines.winter_tales.content import WinterContent, load_content, printed_name
 from renderers.common import (
     BG,
     DIM,
@@ -54,7 +62,6 @@ from renderers.common import (
     badge,
     draw_shape,
     ellipsize,
-    fit_font,
     font,
     mix,
     new_canvas,
@@ -71,26 +78,37 @@ from renderers.common import (
 
 WIDTH = 1200
 MARGIN = 24
-BANNER_H = 108
-MAP_H = 900
+# The smallest type on the board: 27 px is 9 px at a phone's 400 px (the picture checks'
+# floor). Every word is drawn at TYPE or at one of the larger sizes below.
+TYPE = 27
+TITLE = 30
+BANNER_H = 132
+MAP_H = 930
 MAP_TOP = MARGIN + BANNER_H + 14
-MAP_PAD_X = 132
-MAP_PAD_Y = 84
+MAP_PAD_X = 142
+MAP_PAD_Y = 86
 LOC_W = 264
-LOC_HEAD = 36
-ITEM_W = 120
-ITEM_H = 38
-ITEM_GAP = 6
+LOC_HEAD = 74
+TOKEN_R = 26  # a figure's marker: its seat letter is drawn at round(1.05 * r) = 27 px
+ITEM_W = 62  # one figure or Quest counter on the map: its cell
+ITEM_H = 64
+ITEM_GAP = 4
+PER_ROW = 4  # pieces side by side in a row of a Location's box
+FAN_MAX = 5  # pieces in a row of a Location's box, overlapping when more than PER_ROW
+WIDE_EXTRA = 84  # how much a crowded Location's box widens where there is room
+FAN_WIDE = 7  # pieces in a row of a widened box, overlapping when more than PER_ROW + 1
 SQUARE_R = 26
 STATUE_R = 40
-TRACK_H = 196
-SEAT_ROW_H = 96
+GAP = 12  # between the picture's panels
+LINE = 46  # one line of pills (a Quest, a character) in the panels below the map
+CELLS_PER_ROW = 4  # the Memory Track's spaces per row
+CELL_H = 200
 
 # Faction colours: Memories, Quest counters, faction pills. Bright enough on dark grey,
 # and never the only cue (each also has its glyph: a flower for Spring, a snowflake for Winter).
 SPRING: Color = (0x8B, 0xD8, 0x6E)
 WINTER: Color = (0x9C, 0xCB, 0xFF)
-WRITER: Color = (0xD9, 0xB8, 0xFF)
+WRITER: Color = (0xB8, 0x98, 0xFA)  # deeper than Winter's ice blue: they merge when pale
 NEUTRAL_MEM: Color = (0xB8, 0xBB, 0xC2)
 GLYPH = {"spring": "✿", "winter": "❄", "writer": "✎", None: "◇"}
 FACTION_COLOR: dict[str | None, Color] = {
@@ -106,20 +124,6 @@ LOC_FILL: Color = (0x33, 0x3A, 0x50)
 LOC_EDGE: Color = (0x8A, 0x93, 0xAD)
 SNOW: Color = (0xE8, 0xEE, 0xF8)
 BOOKMARK: Color = (0xE0, 0x4F, 0x5F)
-
-# Short figure labels that fit a token at a readable size (display only).
-SHORT = {
-    "alice": "Alice", "pinocchio": "Pinocchio", "scarecrow": "Scarecrow",
-    "grandma_dorothy": "Dorothy", "tin_man": "Tin Man", "grumpy": "Grumpy",
-    "little_match_girl": "Match Girl", "mangiafuoco": "Mangiaf.", "wolf": "Wolf",
-    "fox_and_cat": "Fox & Cat", "snow_white": "Snow White", "white_rabbit": "W. Rabbit",
-    "candlewick": "Candlewick", "mad_hatter": "Mad Hatter",
-}
-QUEST_SHORT = {
-    "a_new_hope": "New Hope", "love_that_melts_the_snow": "Love", "the_safe_house": "Safe House",
-    "the_great_artefact": "Artefact", "freezing_horror": "Horror",
-    "winter_propaganda": "Propaganda", "armed_retaliation": "Retaliation",
-}
 
 
 # --------------------------------------------------------------------------- the picture model
@@ -253,6 +257,73 @@ def _draw_statue(d: ImageDraw.ImageDraw, c: Point, r: float) -> None:
                (x - r * 0.16, y - r * 0.02)], fill=shade)  # the beard
 
 
+def _square_label(name: str) -> str:
+    return name.replace(" Square", "").replace("'", "’")
+
+
+@lru_cache(maxsize=1)
+def square_labels() -> dict[str, tuple[Point, Box]]:
+    """Where each Square's name goes (map coordinates): its centre and its box, clear of
+    the Locations' smallest boxes (:func:`_place_labels`)."""
+    return _place_labels(_smallest_boxes())[0]
+
+
+def _title_box() -> tuple[Point, Box]:
+    """Where the map's title ("Wintertown") goes: its top left corner, clear of all."""
+    w, h = font(TITLE, bold=True).getlength("Wintertown"), TITLE + 8
+    return (16 + w / 2, 14 + h / 2), (16, 14, 16 + w, 14 + h)
+
+
+# Where a Square's name may go, best first: under it, above it, then round the clock.
+_LABEL_ANGLES = (math.pi / 2, -math.pi / 2, *sorted(
+    (k * math.pi / 8 for k in range(16) if k not in (4, 12)),
+    key=lambda a: (abs(math.sin(a)) < 0.5, -abs(math.sin(a)))))
+
+
+def _place_labels(loc_boxes: dict[str, Box]) -> tuple[dict[str, tuple[Point, Box]], int]:
+    """Each Square's name under the Square when there is room, else above, beside or at a
+    corner of it: clear of ``loc_boxes``, the other Squares and the names already placed,
+    the map's title, and inside the map. Also how many found no such room (those go
+    under their Square)."""
+    pos = node_positions()
+    fnt = font(TYPE, bold=True)
+    w_map, h_map = WIDTH - 2 * MARGIN, MAP_H
+    squares = _content().map.squares
+    taken: list[Box] = [(b[0] - 4, b[1] - 4, b[2] + 4, b[3] + 4) for b in loc_boxes.values()]
+    taken.append(_title_box()[1])
+    for sq in squares:
+        x, y = pos[sq.id]
+        r = (STATUE_R if sq.statue else SQUARE_R) + 8
+        taken.append((x - r, y - r, x + r, y + r))
+    out: dict[str, tuple[Point, Box]] = {}
+    misses = 0
+    for sq in squares:
+        x, y = pos[sq.id]
+        r = (STATUE_R if sq.statue else SQUARE_R) + 8
+        w, h = fnt.getlength(_square_label(sq.name)) + 6, TYPE + 8
+        chosen = None
+        for extra in (2, 12, 24, 40):
+            for a in _LABEL_ANGLES:
+                ux, uy = math.cos(a), math.sin(a)
+                reach = r + extra + abs(ux) * w / 2 + abs(uy) * h / 2
+                c = (x + ux * reach, y + uy * reach)
+                box = (c[0] - w / 2, c[1] - h / 2, c[0] + w / 2, c[1] + h / 2)
+                if box[0] < 6 or box[1] < 6 or box[2] > w_map - 6 or box[3] > h_map - 6:
+                    continue
+                if not any(_overlaps(box, t) for t in taken):
+                    chosen = (c, box)
+                    break
+            if chosen is not None:
+                break
+        if chosen is None:  # nowhere clear: under the Square
+            misses += 1
+            c = (x, y + r + h / 2 + 2)
+            chosen = (c, (c[0] - w / 2, c[1] - h / 2, c[0] + w / 2, c[1] + h / 2))
+        taken.append(chosen[1])
+        out[sq.id] = chosen
+    return out, misses
+
+
 @lru_cache(maxsize=1)
 def static_map() -> Image.Image:
     """The unchanging map: night sky, falling snow, streets, Squares and the statue.
@@ -284,7 +355,8 @@ def static_map() -> Image.Image:
             t = i / n
             cx, cy = ax + (bx - ax) * t, ay + (by - ay) * t
             d.ellipse((cx - 1.5, cy - 1.5, cx + 1.5, cy + 1.5), fill=STREET_EDGE)
-    label = font(17, bold=True)
+    label = font(TYPE, bold=True)
+    labels = square_labels()
     for s in m.squares:
         x, y = pos[s.id]
         r = STATUE_R if s.statue else SQUARE_R
@@ -293,11 +365,9 @@ def static_map() -> Image.Image:
         d.ellipse((x - r, y - r, x + r, y + r), fill=SQUARE_FILL)
         if s.statue:
             _draw_statue(d, (x, y), r)
-        name = s.name.replace(" Square", "").replace("'", "’")
-        ly = y + r + 18
-        text_center(d, (x, ly), name, label, mix(MUTED, SNOW, 0.3), stroke=3,
-                    stroke_fill=NIGHT)
-    text_center(d, (w - 150, h - 24), "Wintertown", font(24, bold=True),
+        text_center(d, labels[s.id][0], _square_label(s.name), label, mix(MUTED, SNOW, 0.3),
+                    stroke=3, stroke_fill=NIGHT)
+    text_center(d, _title_box()[0], "Wintertown", font(TITLE, bold=True),
                 mix(NIGHT, SNOW, 0.35))
     return img
 
@@ -305,22 +375,25 @@ def static_map() -> Image.Image:
 # --------------------------------------------------------------------------- pieces
 
 
-def _short(fig_id: str) -> str:
-    if fig_id in SHORT:
-        return SHORT[fig_id]
-    try:
-        return _content().character(fig_id).name
-    except ValueError:
-        return fig_id
+def _name(ident: str | None) -> str:
+    """The printed name of a character, space or Quest, in full (players type these)."""
+    return printed_name(ident)
+
+
+def _token_center() -> Point:
+    """The centre of a figure's marker on its tile (the base stands below it)."""
+    return (ITEM_W / 2 + 4, TOKEN_R + 8)
 
 
 @lru_cache(maxsize=64)
-def _token_image(fig_id: str, owner: int | None, faction: str, incapacitated: bool,
+def _token_image(owner: int | None, faction: str, incapacitated: bool,
                  powered: bool) -> Image.Image:
-    """One figure token on a transparent tile (so it can be tipped over when down).
+    """One figure token on a transparent tile (so it can be tipped over when down): the
+    owner's marker (colour, shape and letter) standing on its base, black for a Fairy
+    Tale and white for a Soldier.
 
     Cached: a table shows the same dozen figures at every move, and the rotation of a
-    tipped-over token is the dearest thing on the map. Up to 64 tiles of 24-37 KB.
+    tipped-over token is the dearest thing on the map. Up to 64 tiles of ~20 KB.
     Callers only paste it (never draw on it)."""
     tile = Image.new("RGBA", (ITEM_W + 8, ITEM_H + 8), (0, 0, 0, 0))
     d = ImageDraw.Draw(tile)
@@ -328,25 +401,24 @@ def _token_image(fig_id: str, owner: int | None, faction: str, incapacitated: bo
     fill = style.color if owner is not None else DIM
     if incapacitated:
         fill = mix(fill, BG, 0.55)
-    box = (4, 4, 4 + ITEM_W, 4 + ITEM_H)
-    base = INK if faction == "spring" else SNOW  # black base: Fairy Tale; white: Soldier
-    d.rounded_rectangle(box, radius=10, fill=fill, outline=base, width=3)
-    d.rectangle((12, 4 + ITEM_H - 7, 4 + ITEM_W - 8, 4 + ITEM_H - 3), fill=base)
-    if owner is not None:
-        owner_marker(d, style, (21, 4 + ITEM_H / 2 - 2), 11)
-    ink = TEXT if incapacitated else style.ink
-    label = _short(fig_id)
-    fnt = fit_font(label, ITEM_W - 34, 18, 12, bold=True)
-    text_left(d, (35, 4 + ITEM_H / 2 - 2), label, fnt, ink)
-    if powered:
-        draw_shape(d, "star", (ITEM_W - 2, 10), 8, fill=GOLD, outline=INK, width=1)
+    cx, cy = _token_center()
+    spring = faction == "spring"
+    base = INK if spring else SNOW  # black base: Fairy Tale; white: Soldier
+    d.ellipse((cx - 30, cy + 4, cx + 30, cy + 32), fill=base,
+              outline=MUTED if spring else INK, width=2)
+    owner_marker(d, replace(style, color=fill), (cx, cy), TOKEN_R,
+                 with_letter=owner is not None)
+    if powered:  # top left: a crowd covers the right side of a token (_location_places)
+        draw_shape(d, "star", (cx - TOKEN_R + 1, cy - TOKEN_R + 5), 10, fill=GOLD,
+                   outline=INK, width=1)
     if incapacitated:
-        tile = tile.rotate(10, resample=Image.Resampling.BICUBIC, expand=True)
+        tile = tile.rotate(32, resample=Image.Resampling.BICUBIC, expand=True)
         d = ImageDraw.Draw(tile)
-        # bottom right: the corner the tipped token leaves free (the name stays readable)
-        cx, cy = tile.width - 14, tile.height - 12
-        d.ellipse((cx - 12, cy - 12, cx + 12, cy + 12), fill=WARN, outline=INK, width=2)
-        text_center(d, (cx, cy), "✕", font(15, bold=True), TEXT)
+        # at the bottom left of the marker (its letter, in the middle, stays readable;
+        # a crowd covers the right side of a token: _location_places)
+        bx, by = tile.width / 2 - 19, tile.height / 2 + 17
+        d.ellipse((bx - 17, by - 17, bx + 17, by + 17), fill=WARN, outline=INK, width=2)
+        text_center(d, (bx, by + 1), "✕", font(TYPE, bold=True), TEXT)
     return tile
 
 
@@ -395,9 +467,8 @@ def _sprite_in_place(piece: Piece, xy: tuple[float, ...], area: Box,
                      args: tuple[Any, ...]) -> tuple[Image.Image, int, int] | None:
     """Like :func:`_sprite` for a piece with polygons, drawn where it goes (on a tile from
     the canvas' origin to the far corner of ``area``: meant for pieces near the left
-    edge), cached by its place: the owner markers of the seats' rows and the Bookmark of
-    the track's legend, whose places change only with the number of Quests on the board.
-    Up to 64 of ~6 KB."""
+    edge), cached by its place: the owner markers of the seats' rows (on the row's own
+    tile, :func:`_seat_row_image`). Up to 64 of ~6 KB."""
     x1, y1 = math.ceil(area[2]) + _SPRITE_PAD, math.ceil(area[3]) + _SPRITE_PAD
     tile = Image.new("RGBA", (x1, y1), (0, 0, 0, 0))
     piece(ImageDraw.Draw(tile), xy, *args)
@@ -441,23 +512,59 @@ def _put(img: Image.Image, d: ImageDraw.ImageDraw, piece: Piece, xy: tuple[float
 
 def _quest_chip_face(d: ImageDraw.ImageDraw, box: tuple[float, ...], col: Color,
                      ongoing: bool, text: str) -> None:
-    x0, y0, x1, y1 = box
+    x0, y0, _, y1 = box
     d.rounded_rectangle(box, radius=(y1 - y0) / 2, fill=col,
                         outline=GOLD if ongoing else INK, width=4 if ongoing else 2)
-    fnt = fit_font(text, x1 - x0 - 14 - (22 if ongoing else 0), 17, 11, bold=True)
-    tx = x0 + 9
-    text_left(d, (tx, (y0 + y1) / 2), text, fnt, INK)
+    text_left(d, (x0 + 12, (y0 + y1) / 2), text, font(TYPE, bold=True), INK)
 
 
-def _quest_chip(img: Image.Image, d: ImageDraw.ImageDraw, q: QuestMark, box: Box,
-                ongoing: bool, label: str | None = None) -> None:
+def _quest_chip_width(q: QuestMark, ongoing: bool) -> float:
+    return (font(TYPE, bold=True).getlength(_quest_chip_text(q)) + 24
+            + (30 if ongoing else 0))
+
+
+def _quest_chip_text(q: QuestMark) -> str:
+    return f"{GLYPH.get(q.faction, '')} {_quest_name(q.quest)}"
+
+
+def _quest_chip(img: Image.Image, d: ImageDraw.ImageDraw, q: QuestMark, x: float, y: float,
+                ongoing: bool) -> float:
+    """The Quest's pill, left-middle at (x, y), by its full name; returns its right edge."""
     col = FACTION_COLOR.get(q.faction, NEUTRAL_MEM)
-    _, y0, x1, y1 = box
-    text = label or QUEST_SHORT.get(q.quest, q.quest)
-    _put(img, d, _quest_chip_face, box, box, col, ongoing,
-         f"{GLYPH.get(q.faction, '')} {text}")
+    box = (x, y - 20, x + _quest_chip_width(q, ongoing), y + 20)
+    _put(img, d, _quest_chip_face, box, box, col, ongoing, _quest_chip_text(q))
     if ongoing:
-        _pawn(d, (x1 - 14, (y0 + y1) / 2 + 1), 13)
+        _pawn(d, (box[2] - 18, y + 1), 14)
+    return box[2]
+
+
+COUNTER_TILE = 2 * TOKEN_R + 28  # a Quest counter's tile: room for its notch and pawn
+
+
+@lru_cache(maxsize=16)
+def _counter_image(faction: str, ongoing: bool, carried: bool) -> Image.Image:
+    """A Quest counter on a transparent tile, centred on it: a hexagon in its Faction's
+    colour with the Faction's glyph; the Ongoing Quest's in gold with the pawn on it; one
+    carried under a figure with a notch pointing at its carrier (the piece before it).
+
+    Cached, and always pasted (an outlined polygon drawn on the whole picture costs a
+    mask the size of the picture). Up to 16 of ~10 KB. Callers only paste it."""
+    tile = Image.new("RGBA", (COUNTER_TILE, COUNTER_TILE), (0, 0, 0, 0))
+    d = ImageDraw.Draw(tile)
+    x = y = COUNTER_TILE / 2
+    col = FACTION_COLOR.get(faction, NEUTRAL_MEM)
+    if carried:
+        d.polygon([(x - 31, y), (x - 22, y - 9), (x - 22, y + 9)], fill=col, outline=INK)
+    draw_shape(d, "hexagon", (x, y), TOKEN_R, fill=col, outline=GOLD if ongoing else INK,
+               width=5 if ongoing else 2)
+    text_center(d, (x, y + 1), GLYPH.get(faction, ""), font(TYPE, bold=True), INK)
+    if ongoing:
+        _pawn(d, (x + TOKEN_R - 4, y - TOKEN_R + 8), 12)
+    return tile
+
+
+def _paste_centred(img: Image.Image, tile: Image.Image, c: Point) -> None:
+    img.paste(tile, (round(c[0] - tile.width / 2), round(c[1] - tile.height / 2)), tile)
 
 
 def _pawn(d: ImageDraw.ImageDraw, c: Point, r: float) -> None:
@@ -502,59 +609,169 @@ def _space_items(pic: Picture) -> dict[str, list[Any]]:
     return items
 
 
-def _draw_item(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture, item: Any,
-               top_left: Point, powered: set[str]) -> None:
+def _draw_item(img: Image.Image, pic: Picture, item: Any, top_left: Point,
+               powered: set[str]) -> None:
+    """A piece in its cell (``top_left``: the cell's corner): a figure's token or a Quest
+    counter, pasted from its tile."""
     x, y = top_left
+    cx, cy = _token_center()
     if isinstance(item, QuestMark):
-        label = None
-        if item.carrier is not None:
-            label = f"{QUEST_SHORT.get(item.quest, item.quest)} ▲"
-        _quest_chip(img, d, item, (x, y + 2, x + ITEM_W, y + ITEM_H - 2),
-                    item.counter == pic.ongoing, label)
+        _paste_centred(img, _counter_image(item.faction, item.counter == pic.ongoing,
+                                           item.carrier is not None), (x + cx - 4, y + cy - 4))
         return
-    tile = _token_image(item.id, item.owner, item.faction, item.incapacitated,
-                        item.id in powered)
+    tile = _token_image(item.owner, item.faction, item.incapacitated, item.id in powered)
     ox = x - 4 - (tile.width - ITEM_W - 8) / 2
     oy = y - 4 - (tile.height - ITEM_H - 8) / 2
     img.paste(tile, (round(ox), round(oy)), tile)
 
 
-def _location_name(d: ImageDraw.ImageDraw, name: str, left_middle: Point, width: float) -> None:
-    """A Location's name on its header: one line when it fits at 19 px or more, else the
-    name split over two lines (never cut: players type these names)."""
-    fnt = fit_font(name, width, 22, 19, bold=True)
+def _location_lines(name: str, width: float) -> tuple[str, ...]:
+    """A Location's name as it fits its header at the board's type size: one line, or two
+    split where the longer line is shortest (never cut: players type these names)."""
+    fnt = font(TYPE, bold=True)
     if fnt.getlength(name) <= width:
-        text_left(d, left_middle, name, fnt, TEXT)
-        return
+        return (name,)
     words = name.split()
-    best = (1e9, name, "")
-    for k in range(1, len(words)):
-        a, b = " ".join(words[:k]), " ".join(words[k:])
-        f = font(17, bold=True)
-        w = max(f.getlength(a), f.getlength(b))
-        if w < best[0]:
-            best = (w, a, b)
+    splits = [(" ".join(words[:k]), " ".join(words[k:])) for k in range(1, len(words))]
+    if not splits:
+        return (name,)
+    return min(splits, key=lambda ab: max(fnt.getlength(ab[0]), fnt.getlength(ab[1])))
+
+
+def _location_name(d: ImageDraw.ImageDraw, name: str, left_middle: Point, width: float) -> None:
     x, y = left_middle
-    f = fit_font(max(best[1], best[2], key=len), width, 17, 12, bold=True)
-    text_left(d, (x, y - 9), best[1], f, TEXT)
-    text_left(d, (x, y + 10), best[2], f, TEXT)
+    lines = _location_lines(name, width)
+    fnt = font(TYPE, bold=True)
+    for k, line in enumerate(lines):
+        text_left(d, (x, y + (k - (len(lines) - 1) / 2) * 31), line, fnt, TEXT)
+
+
+LOC_BASE_H = LOC_HEAD + ITEM_H + ITEM_GAP + 8  # a Location's box with one row of pieces
+
+
+@dataclass(frozen=True)
+class LocLayout:
+    """How a Location's box holds its pieces: its width, rows, pieces to a row and their
+    pitch (narrower than a piece when a row overlaps them like a crowd)."""
+
+    width: float
+    rows: int
+    per_row: int
+    pitch: float
+
+
+def _location_layout(loc: str, n: int) -> LocLayout:
+    """Up to :data:`PER_ROW` pieces sit side by side in a row. A crowd widens the box
+    towards the map's edge where there is room (:func:`_wide_side`: :data:`PER_ROW` + 1
+    side by side, up to :data:`FAN_WIDE` overlapping), else overlaps up to
+    :data:`FAN_MAX` in a row; past that, rows of them."""
+    wide = _wide_side()[loc] != 0
+    fan = FAN_WIDE if wide else FAN_MAX
+    rows = max(1, math.ceil(n / fan))
+    per_row = max(1, math.ceil(n / rows))
+    width = LOC_W + WIDE_EXTRA if wide and per_row > PER_ROW else LOC_W
+    side = math.floor((width - 16) / ITEM_W)
+    pitch = ITEM_W if per_row <= side else (width - 16 - ITEM_W) / (per_row - 1)
+    return LocLayout(width, rows, per_row, pitch)
+
+
+def _location_places(layout: LocLayout, n: int) -> list[Point]:
+    """The cells of ``n`` pieces in a Location's box laid out as ``layout`` (from the box's
+    top-left corner). In an overlapping row each piece lies over the right side of the
+    one before, which keeps the middle of every marker (its letter) and its left side
+    (the ✕ of a figure down, the star of a Power) in sight."""
+    x0 = (LOC_W - PER_ROW * ITEM_W) / 2
+    return [(x0 + (i % layout.per_row) * layout.pitch,
+             LOC_HEAD + 2 + (i // layout.per_row) * (ITEM_H + ITEM_GAP)) for i in range(n)]
 
 
 def _location_boxes(items: dict[str, list[Any]]) -> dict[str, Box]:
-    """Each Location's box (map coordinates): two columns of pieces, taller when crowded.
-    Boxes in the lower half grow upwards, away from the map's edge."""
+    """Each Location's box (map coordinates): rows of pieces, wider or taller when crowded
+    (:func:`_location_layout`), growing the way :func:`_grows_down` chose (and kept
+    inside the map)."""
     pos = node_positions()
-    base_h = LOC_HEAD + 2 * (ITEM_H + ITEM_GAP) + 8
     boxes: dict[str, Box] = {}
+    down = _grows_down()
+    sides = _wide_side()
     for loc in _content().map.locations:
         cx, cy = pos[loc.id]
-        rows = max(2, math.ceil(len(items.get(loc.id, [])) / 2))
-        h = LOC_HEAD + rows * (ITEM_H + ITEM_GAP) + 8
-        top = cy - base_h / 2
-        if cy > MAP_H / 2 + 10:
-            top = top + base_h - h
-        boxes[loc.id] = (cx - LOC_W / 2, top, cx + LOC_W / 2, top + h)
+        lay = _location_layout(loc.id, len(items.get(loc.id, [])))
+        h = LOC_HEAD + lay.rows * (ITEM_H + ITEM_GAP) + 8
+        top = cy - LOC_BASE_H / 2
+        if not down[loc.id]:
+            top = top + LOC_BASE_H - h
+        top = max(8, min(top, MAP_H - 8 - h))
+        x0, x1 = cx - LOC_W / 2, cx + LOC_W / 2
+        if lay.width > LOC_W:
+            x0, x1 = (x0 - WIDE_EXTRA, x1) if sides[loc.id] < 0 else (x0, x1 + WIDE_EXTRA)
+        boxes[loc.id] = (x0, top, x1, top + h)
     return boxes
+
+
+@lru_cache(maxsize=1)
+def _wide_side() -> dict[str, int]:
+    """Which way each Location's box may widen for a crowd: towards the nearer edge of the
+    map (-1: left, 1: right) when the wider box stays inside it, clear of the other
+    Locations, the Squares, their names and the map's title; else 0 (it never widens)."""
+    pos = node_positions()
+    smallest = _smallest_boxes()
+    keep_clear = [_title_box()[1]] + [box for _, box in square_labels().values()]
+    for sq in _content().map.squares:
+        x, y = pos[sq.id]
+        r = (STATUE_R if sq.statue else SQUARE_R) + 8
+        keep_clear.append((x - r, y - r, x + r, y + r))
+    w_map = WIDTH - 2 * MARGIN
+    out: dict[str, int] = {}
+    for loc, (x0, y0, x1, y1) in smallest.items():
+        out[loc] = 0
+        for side in sorted((-1, 1), key=lambda s: s * (w_map / 2 - (x0 + x1) / 2)):
+            box = (x0 - WIDE_EXTRA, y0, x1, y1) if side < 0 else (x0, y0, x1 + WIDE_EXTRA, y1)
+            others = [(b[0] - 16, b[1] - 16, b[2] + 16, b[3] + 16)
+                      for k, b in smallest.items() if k != loc]
+            if (box[0] >= 8 and box[2] <= w_map - 8
+                    and not any(_overlaps(box, o) for o in keep_clear + others)):
+                out[loc] = side
+                break
+    return out
+
+
+def _smallest_boxes() -> dict[str, Box]:
+    """Each Location's box with one row of side-by-side pieces: its smallest."""
+    pos = node_positions()
+    return {loc.id: (pos[loc.id][0] - LOC_W / 2, pos[loc.id][1] - LOC_BASE_H / 2,
+                     pos[loc.id][0] + LOC_W / 2, pos[loc.id][1] + LOC_BASE_H / 2)
+            for loc in _content().map.locations}
+
+
+@lru_cache(maxsize=1)
+def _grows_down() -> dict[str, bool]:
+    """Whether each Location's box grows downwards (else upwards) when it needs a second
+    row of pieces (:func:`_location_layout`): the way where that row covers the
+    least of the Squares and of their names (a name weighs four times its area) and
+    stays inside the map."""
+    pos = node_positions()
+    keep_clear = []
+    for sq in _content().map.squares:
+        x, y = pos[sq.id]
+        r = (STATUE_R if sq.statue else SQUARE_R) + 8
+        keep_clear.append(((x - r, y - r, x + r, y + r), 1))
+    keep_clear += [(box, 4) for _, box in square_labels().values()]
+    row = ITEM_H + ITEM_GAP
+
+    def cost(box: Box) -> float:
+        out = 1e9 if box[1] < 8 or box[3] > MAP_H - 8 else 0.0
+        for c, weight in keep_clear:
+            w = min(box[2], c[2]) - max(box[0], c[0])
+            h = min(box[3], c[3]) - max(box[1], c[1])
+            out += weight * max(0.0, w) * max(0.0, h)
+        return out
+
+    grows: dict[str, bool] = {}
+    for loc, (x0, top, x1, bottom) in _smallest_boxes().items():
+        down = cost((x0, top, x1, bottom + row))
+        up = cost((x0, top - row, x1, bottom))
+        grows[loc] = down < up or (down == up and top < MAP_H / 2)
+    return grows
 
 
 def _draw_location_box(d: ImageDraw.ImageDraw, name: str, map_box: Box, ox: float,
@@ -566,19 +783,19 @@ def _draw_location_box(d: ImageDraw.ImageDraw, name: str, map_box: Box, ox: floa
                   width=4 if hot else 3)
     d.rounded_rectangle((box[0] + 3, box[1] + 3, box[2] - 3, box[1] + LOC_HEAD),
                         radius=11, fill=mix(LOC_FILL, SNOW, 0.12))
-    _location_name(d, name, (box[0] + 12, box[1] + LOC_HEAD / 2 + 2), LOC_W - 50)
-    _power_slot(d, (box[2] - 22, box[1] + LOC_HEAD / 2 + 2), power)
+    _location_name(d, name, (box[0] + 12, box[1] + LOC_HEAD / 2 + 2), LOC_W - 52)
+    _power_slot(d, (box[2] - 24, box[1] + LOC_HEAD / 2 + 2), power)
 
 
 @lru_cache(maxsize=1)
 def _empty_location_boxes() -> dict[str, Box]:
-    """Each Location's box when it holds at most 4 pieces (its smallest): the boxes drawn
+    """Each Location's box when it holds one row of pieces (its smallest): the boxes drawn
     into :func:`board_top`."""
     return _location_boxes({})
 
 
 def _boxes_apart(boxes: dict[str, Box]) -> bool:
-    """Whether every Location's box, with room for a tipped-over token hanging ~8 px out of
+    """Whether every Location's box, with room for a tipped-over token hanging out of
     it, stays clear of every other Location's box, as drawn now and as drawn into
     :func:`board_top`. Then the order the boxes are drawn in changes no pixel, and a
     Location whose box is the empty one of the top needs no redrawing."""
@@ -599,8 +816,7 @@ def _draw_locations(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture, ox: 
     smallest: unless ``redraw_all``, only a box that differs (taller, the Ongoing Quest's,
     a Power in its slot) is drawn again, over the smaller one it covers."""
     powers_at = {p.location: p for p in pic.powers if p.location}
-    active_space = next((_quest_space(pic, q) for q in pic.quests if q.counter == pic.ongoing),
-                        None)
+    active_space = _quest_space(pic, pic.ongoing) if pic.ongoing else None
     empty = _empty_location_boxes()
     for loc in _content().map.locations:
         hot = active_space == loc.id
@@ -608,11 +824,10 @@ def _draw_locations(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture, ox: 
         if redraw_all or hot or power is not None or boxes[loc.id] != empty[loc.id]:
             _draw_location_box(d, loc.name, boxes[loc.id], ox, oy, hot, power)
         box = (boxes[loc.id][0] + ox, boxes[loc.id][1] + oy)
-        for i, it in enumerate(items.get(loc.id, [])):
-            col, row = i % 2, i // 2
-            x = box[0] + 8 + col * (ITEM_W + 8)
-            y = box[1] + LOC_HEAD + 6 + row * (ITEM_H + ITEM_GAP)
-            _draw_item(img, d, pic, it, (x, y), powered)
+        here = items.get(loc.id, [])
+        places = _location_places(_location_layout(loc.id, len(here)), len(here))
+        for it, (x, y) in zip(here, places, strict=True):
+            _draw_item(img, pic, it, (box[0] + x, box[1] + y), powered)
 
 
 def _overlaps(a: Box, b: Box) -> bool:
@@ -639,11 +854,13 @@ def _trays_for(counts: tuple[int, ...], loc_boxes: tuple[Box, ...]
     mw, mh = WIDTH - 2 * MARGIN, MAP_H
     squares = _content().map.squares
     obstacles: list[Box] = [(b[0] - 6, b[1] - 6, b[2] + 6, b[3] + 6) for b in loc_boxes]
+    labels = square_labels()
     for sq in squares:
         x, y = pos[sq.id]
         r = (STATUE_R if sq.statue else SQUARE_R) + 8
         obstacles.append((x - r, y - r, x + r, y + r))
-        obstacles.append((x - 60, y + r - 4, x + 60, y + r + 24))  # its name
+        obstacles.append(labels[sq.id][1])  # its name
+    obstacles.append(_title_box()[1])
     out: list[tuple[str, Box, tuple[Point, ...]]] = []
     for sq, n in zip(squares, counts, strict=True):
         if not n:
@@ -653,13 +870,14 @@ def _trays_for(counts: tuple[int, ...], loc_boxes: tuple[Box, ...]
         toward = math.atan2(mh / 2 - y, mw / 2 - x) if not sq.statue else 0.0
         angles = sorted((k * math.pi / 8 for k in range(16)),
                         key=lambda a: abs(math.remainder(a - toward, 2 * math.pi)))
-        layouts = [1 if n <= 3 else 2] + ([2] if 1 < n <= 3 else []) + ([n] if n <= 3 else [])
+        # a row of up to 3 first, then a column, then rows of 2
+        layouts = list(dict.fromkeys([min(n, 3), 1] + ([2] if n > 1 else [])))
         chosen: Box | None = None
         cols = layouts[0]
         for extra in (0, 18, 36, 60, 90, 120):
             for cols in layouts:
                 rows = math.ceil(n / cols)
-                tw = cols * ITEM_W + (cols - 1) * 6 + 10
+                tw = cols * ITEM_W + 10
                 th = rows * (ITEM_H + ITEM_GAP) - ITEM_GAP + 10
                 for a in angles:
                     ux, uy = math.cos(a), math.sin(a)
@@ -678,13 +896,13 @@ def _trays_for(counts: tuple[int, ...], loc_boxes: tuple[Box, ...]
                 break
         if chosen is None:  # crowded beyond help: beside the Square, towards the middle
             cols = layouts[0]
-            tw = cols * ITEM_W + (cols - 1) * 6 + 10
+            tw = cols * ITEM_W + 10
             th = math.ceil(n / cols) * (ITEM_H + ITEM_GAP) - ITEM_GAP + 10
             side = 1 if x < mw / 2 else -1
             cx = x + side * (r + tw / 2)
             chosen = (cx - tw / 2, y - th / 2, cx + tw / 2, y + th / 2)
         obstacles.append(chosen)
-        places = tuple((chosen[0] + 5 + (k % cols) * (ITEM_W + 6),
+        places = tuple((chosen[0] + 5 + (k % cols) * ITEM_W,
                         chosen[1] + 5 + (k // cols) * (ITEM_H + ITEM_GAP)) for k in range(n))
         out.append((sq.id, chosen, places))
     return tuple(out)
@@ -703,7 +921,7 @@ def _draw_square_items(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture, o
         d.rounded_rectangle((x0 + ox, y0 + oy, x1 + ox, y1 + oy), radius=10,
                             fill=mix(NIGHT, SQUARE_FILL, 0.6), outline=STREET, width=2)
         for it, (px, py) in zip(items[sq_id], places, strict=True):
-            _draw_item(img, d, pic, it, (px + ox, py + oy), powered)
+            _draw_item(img, pic, it, (px + ox, py + oy), powered)
 
 
 def _quest_space(pic: Picture, counter: str | None) -> str | None:
@@ -725,7 +943,7 @@ def _draw_map_frame(img: Image.Image, d: ImageDraw.ImageDraw, top: float) -> Non
 @lru_cache(maxsize=1)
 def board_top() -> Image.Image:
     """The top of every board, the same for every table: the banner's panel, and the map
-    in its frame with every Location's box as it is when it holds at most 4 pieces, down
+    in its frame with every Location's box at its smallest (one row of pieces), down
     to the frame's bottom edge (drawn in the order :func:`draw` would draw them, so the
     pixels are those of drawing them anew). About 5 MB, drawn once per process; each
     render pastes it (never draws on it)."""
@@ -790,31 +1008,36 @@ def _counts_text(counts: dict[str, int]) -> str:
     return (f"Spring {counts.get('spring', 0)} · Winter {counts.get('winter', 0)}")
 
 
+def _banner_lines(pic: Picture, width: float) -> list[str]:
+    """The banner's lines under its head: who acts (and who is awaited), and what is being
+    decided when the first line does not say it."""
+    _, second, _ = _status(pic)
+    fnt = font(TYPE)
+    lines = wrap_text(second, fnt, width) if second else []
+    if pic.decision and pic.winner is None and pic.decision not in second:
+        lines = lines[:1] + wrap_text(pic.decision, fnt, width)[:1]
+    return [ellipsize(line, fnt, width) for line in lines[:2]]
+
+
 def _draw_banner(d: ImageDraw.ImageDraw, pic: Picture, box: Box) -> None:
     """The banner's words and accent, on its panel (in :func:`board_top`)."""
     x0, y0, x1, y1 = box
-    head, second, accent = _status(pic)
+    head, _, accent = _status(pic)
     d.rounded_rectangle((x0, y0, x0 + 12, y1), radius=6, fill=accent)
-    text_left(d, (x0 + 30, y0 + 32), ellipsize(head, font(28, bold=True), x1 - x0 - 60),
-              font(28, bold=True), TEXT)
-    f2 = font(23)
-    lines = wrap_text(second, f2, x1 - x0 - 60)[:1]
-    if pic.decision and pic.winner is None and pic.decision not in second:
-        lines += wrap_text(pic.decision, font(21), x1 - x0 - 60)[:1]
-    y = y0 + 66
-    for i, line in enumerate(lines):
-        text_left(d, (x0 + 30, y), ellipsize(line, f2 if i == 0 else font(21), x1 - x0 - 60),
-                  f2 if i == 0 else font(21), MUTED)
-        y += 28
+    fnt = font(TITLE, bold=True)
+    text_left(d, (x0 + 30, y0 + 32), ellipsize(head, fnt, x1 - x0 - 60), fnt, TEXT)
+    y = y0 + 72
+    for line in _banner_lines(pic, x1 - x0 - 60):
+        text_left(d, (x0 + 30, y), line, font(TYPE), MUTED)
+        y += 34
 
 
-def _quest_line(pic: Picture, q: QuestMark) -> str:
-    name = _quest_name(q.quest)
+def _quest_where(pic: Picture, q: QuestMark) -> str:
     where_id = _quest_space(pic, q.counter)
     where = _space_name(where_id) if where_id else "off the map"
     if q.carrier is not None:
-        where = f"under {_short(q.carrier)}, {where}"
-    return f"{name}: {where}"
+        where = f"under {_name(q.carrier)}, {where}"
+    return where
 
 
 def _quest_name(quest: str) -> str:
@@ -831,74 +1054,102 @@ def _space_name(space: str) -> str:
         return space
 
 
-def _quest_strip_height(pic: Picture) -> int:
-    rows = max(1, len(pic.quests))
-    extra = 1 if (pic.ongoing and pic.ongoing_count) or pic.trap_hidden_count is not None else 0
-    return 52 + (rows + extra) * 40
+def _panel(d: ImageDraw.ImageDraw, top: float, h: float, title: str) -> None:
+    """A full-width panel with its title at the top left."""
+    rounded_panel(d, (MARGIN, top, WIDTH - MARGIN, top + h), fill=PANEL, outline=GRID,
+                  radius=14)
+    text_left(d, (MARGIN + 18, top + 28), title, font(TYPE, bold=True), TEXT)
 
 
-# A panel whose height grows by a fixed step (one more Quest, one more seat) is pasted
-# from three full-width pieces cut from one drawing of it: its head, one step, and its
-# foot (the bottom corners, pasted last over the end of the last step). The pieces are
-# cut from a panel two steps tall, where no step reaches a corner; the panel only moves
-# down the picture by whole, even pixels, so the pixels are those of drawing it there.
-PanelPieces = tuple[Image.Image, Image.Image, Image.Image]
+@dataclass(frozen=True)
+class QuestRow:
+    """A Quest on the strip: its pill, and where its counter lies, beside the pill when
+    it fits there, else on lines of their own under it."""
+
+    quest: QuestMark
+    ongoing: bool
+    where: tuple[str, ...]
+    beside: bool
+
+    @property
+    def lines(self) -> int:
+        return 1 if self.beside else 1 + len(self.where)
 
 
-def _cut_panel(img: Image.Image, head: int, step: int) -> PanelPieces:
-    foot = img.height - 2 * 14 - 1  # the radius-14 corners, and the bottom edge
-    return (img.crop((0, 0, WIDTH, head)), img.crop((0, head, WIDTH, head + step)),
-            img.crop((0, foot, WIDTH, img.height)))
+STRIP_HEAD = 58
+STRIP_X = MARGIN + 18
+STRIP_W = WIDTH - 2 * MARGIN - 36
 
 
-def _paste_panel(img: Image.Image, pieces: PanelPieces, top: float, steps: int) -> None:
-    head, step, foot = pieces
-    y = round(top)
-    img.paste(head, (0, y))
-    for k in range(steps):
-        img.paste(step, (0, y + head.height + k * step.height))
-    img.paste(foot, (0, y + head.height + steps * step.height + 1 - foot.height))
-
-
-@lru_cache(maxsize=1)
-def _strip_pieces() -> PanelPieces:
-    """The Quest strip's panel and title, in pieces (~0.5 MB, drawn once)."""
-    h = 52 + 2 * 40
-    img = new_canvas(WIDTH, h + 1, BG)
-    d = ImageDraw.Draw(img)
-    rounded_panel(d, (MARGIN, 0, WIDTH - MARGIN, h), fill=PANEL, outline=GRID, radius=14)
-    text_left(d, (MARGIN + 18, 26), "Quests on the board", font(22, bold=True), TEXT)
-    return _cut_panel(img, 52, 40)
-
-
-def _draw_quest_strip(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture,
-                      top: float) -> float:
-    h = _quest_strip_height(pic)
-    _paste_panel(img, _strip_pieces(), top, (h - 52) // 40)
-    text_left(d, (MARGIN + 300, top + 26),
-              f"Story deck {pic.deck_count} · discard {pic.discard_count}", font(19), MUTED)
-    y = top + 62
-    if not pic.quests:
-        text_left(d, (MARGIN + 18, y), "No Quest counter on the board.", font(20), DIM)
-    for i, q in enumerate(pic.quests):
-        x = MARGIN + 18
-        yy = y + i * 40
+def _quest_rows(pic: Picture) -> list[QuestRow]:
+    fnt = font(TYPE)
+    rows = []
+    for q in pic.quests:
         ongoing = q.counter == pic.ongoing
-        _quest_chip(img, d, q, (x, yy - 17, x + 150, yy + 17), ongoing)
-        line = _quest_line(pic, q) + ("  (the Ongoing Quest)" if ongoing else "")
-        text_left(d, (x + 164, yy), ellipsize(line, font(21), WIDTH - 2 * MARGIN - 200),
-                  font(21), TEXT)
-    yy = y + max(1, len(pic.quests)) * 40
+        where = _quest_where(pic, q) + ("  (the Ongoing Quest)" if ongoing else "")
+        chip = _quest_chip_width(q, ongoing)
+        if chip + 16 + fnt.getlength(where) <= STRIP_W:
+            rows.append(QuestRow(q, ongoing, (where,), True))
+        else:
+            rows.append(QuestRow(q, ongoing, tuple(wrap_text(where, fnt, STRIP_W - 40)), False))
+    return rows
+
+
+def _strip_notes(pic: Picture) -> list[str]:
     bits = []
     if pic.ongoing and pic.ongoing_count:
         bits.append(f"Ongoing Quest count: {_counts_text(pic.ongoing_count)}")
     if pic.trap_hidden_count is not None:
         bits.append(f"Trap: {pic.trap_hidden_count} card(s) hidden under the character")
-    if bits:
-        text_left(d, (MARGIN + 18, yy), ellipsize("   ·   ".join(bits), font(21, bold=True),
-                                                  WIDTH - 2 * MARGIN - 36),
-                  font(21, bold=True), GOLD)
-    return top + h
+    fnt = font(TYPE, bold=True)
+    return [line for bit in bits for line in wrap_text(bit, fnt, STRIP_W)]
+
+
+def _quest_strip_height(pic: Picture) -> int:
+    return _strip_height(tuple(_quest_rows(pic)), tuple(_strip_notes(pic)))
+
+
+def _strip_height(rows: tuple[QuestRow, ...], notes: tuple[str, ...]) -> int:
+    return STRIP_HEAD + ((sum(r.lines for r in rows) or 1) + len(notes)) * LINE + 6
+
+
+def _draw_quest_strip(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture,
+                      top: float) -> float:
+    strip = _strip_image(tuple(_quest_rows(pic)), tuple(_strip_notes(pic)))
+    img.paste(strip, (0, round(top)))
+    text_left(d, (STRIP_X + font(TYPE, bold=True).getlength("Quests on the board") + 30,
+                  top + 28), f"Story deck {pic.deck_count} · discard {pic.discard_count}",
+              font(TYPE), MUTED)
+    return top + strip.height - 1
+
+
+@lru_cache(maxsize=4)
+def _strip_image(rows: tuple[QuestRow, ...], notes: tuple[str, ...]) -> Image.Image:
+    """The Quest strip (but its deck and discard counts): a full-width strip drawn at top
+    0, down to the panel's bottom edge. Cached: the Quests on the board change a few
+    times a chapter. Up to 4 of ~1 MB. Callers only paste it."""
+    h = _strip_height(rows, notes)
+    img = new_canvas(WIDTH, h + 1, BG)
+    d = ImageDraw.Draw(img)
+    _panel(d, 0, h, "Quests on the board")
+    y = STRIP_HEAD + LINE / 2
+    if not rows:
+        text_left(d, (STRIP_X, y), "No Quest counter on the board.", font(TYPE), DIM)
+        y += LINE
+    for row in rows:
+        right = _quest_chip(img, d, row.quest, STRIP_X, y, row.ongoing)
+        if row.beside:
+            text_left(d, (right + 16, y), row.where[0], font(TYPE), TEXT)
+            y += LINE
+            continue
+        for line in row.where:
+            y += LINE
+            text_left(d, (STRIP_X + 40, y), line, font(TYPE), TEXT)
+        y += LINE
+    for line in notes:
+        text_left(d, (STRIP_X, y), line, font(TYPE, bold=True), GOLD)
+        y += LINE
+    return img
 
 
 def _objective_icon(d: ImageDraw.ImageDraw, c: Point, r: float, fill: Color = GOLD) -> None:
@@ -915,28 +1166,46 @@ def _bookmark(d: ImageDraw.ImageDraw, x: float, y: float, h: float = 46) -> None
               fill=BOOKMARK, outline=INK)
 
 
-def _bookmark_at(d: ImageDraw.ImageDraw, xy: tuple[float, ...], h: float) -> None:
-    _bookmark(d, xy[0], xy[1], h)
+TRACK_HEAD = 56
+CELL_GAP = 10
 
 
-def _track_cells() -> tuple[int, float, float, float]:
-    """The Memory Track's cells: their count (7 spaces and the Epilogue's place beyond
-    them), the first one's left edge, their width and the gap between them."""
-    n = len(_content().memory_track.spaces) + 1
-    gap = 8
-    return n, MARGIN + 14, (WIDTH - 2 * MARGIN - 28 - gap * (n - 1)) / n, gap
+def _track_cells() -> tuple[float, float, float]:
+    """The Memory Track's cells: the first one's left edge, their width and the gap
+    between them (:data:`CELLS_PER_ROW` to a row)."""
+    n = CELLS_PER_ROW
+    return MARGIN + 14, (WIDTH - 2 * MARGIN - 28 - CELL_GAP * (n - 1)) / n, CELL_GAP
+
+
+def _track_count(pic: Picture) -> int:
+    """How many spaces the track shows: up to the Epilogue tile (and any Memory or the
+    Bookmark beyond it), in whole rows; a 3-Memory story needs one row of 4."""
+    last = max([pic.epilogue_space, pic.bookmark or 0] + [m.slot for m in pic.memories])
+    return max(1, math.ceil(last / CELLS_PER_ROW)) * CELLS_PER_ROW
+
+
+def _track_height(pic: Picture) -> int:
+    return _track_panel_height(_track_count(pic) // CELLS_PER_ROW)
+
+
+def _track_panel_height(rows: int) -> int:
+    return TRACK_HEAD + rows * (CELL_H + CELL_GAP) + 4
+
+
+def _cell_origin(i: int, top: float) -> Point:
+    x0, cw, gap = _track_cells()
+    col, row = (i - 1) % CELLS_PER_ROW, (i - 1) // CELLS_PER_ROW
+    return x0 + col * (cw + gap), top + TRACK_HEAD + row * (CELL_H + CELL_GAP)
 
 
 def _draw_track(d: ImageDraw.ImageDraw, img: Image.Image, pic: Picture, top: float) -> float:
-    img.paste(_track_panel(), (0, round(top)))
-    bx, by = MARGIN + 210 + 190, top + 12  # the legend's Bookmark: a polygon, in place
-    _put_in_place(img, d, _bookmark_at, (bx, by), (bx, by, bx + 22, by + 24), 24)
-    n, x0, cw, gap = _track_cells()
-    cy0 = top + 46
-    cy1 = top + TRACK_H - 14
+    n = _track_count(pic)
+    img.paste(_track_panel(n // CELLS_PER_ROW), (0, round(top)))
+    _, cw, _ = _track_cells()
     by_slot = {m.slot: m for m in pic.memories}
     for i in range(1, n + 1):
-        cx = x0 + (i - 1) * (cw + gap)
+        cx, cy0 = _cell_origin(i, top)
+        cy1 = cy0 + CELL_H
         mem = by_slot.get(i)
         kind = "memory" if mem is not None else (
             "epilogue" if i == pic.epilogue_space else
@@ -944,30 +1213,34 @@ def _draw_track(d: ImageDraw.ImageDraw, img: Image.Image, pic: Picture, top: flo
         # a cell's tile reaches 2-4 px past it, into the gap of bare panel around it
         ox = _even_floor(cx) - 2
         img.paste(_track_cell(i, kind, mem), (ox, round(cy0) - 2))
-        # nothing drawn later in a cell reaches under the Quest counter on its Memory,
-        # nor under the Bookmark (and no other cell reaches either): polygons, in place
+        # then the Quest counter on its Memory (a tile) and the Bookmark (a polygon)
         if mem is not None and mem.counter_faction is not None:
-            _memory_counter(d, mem.counter_faction, (cx, cy0, cx + cw, cy1))
+            _memory_counter(img, mem.counter_faction, (cx, cy0, cx + cw, cy1))
         if pic.bookmark == i:
-            _bookmark(d, cx + cw / 2 - 11, cy0 - 8, 40)
-    return top + TRACK_H
+            _bookmark(d, cx + cw / 2 - 11, cy0 - 8, 44)
+    return top + _track_height(pic)
 
 
-@lru_cache(maxsize=1)
-def _track_panel() -> Image.Image:
-    """The Memory Track's bare panel with its title and legend (but the Bookmark's, a
-    polygon): a full-width strip drawn at top 0 (the track only moves down by whole,
-    even pixels), down to the panel's bottom edge. ~0.9 MB, drawn once."""
-    img = new_canvas(WIDTH, TRACK_H + 1, BG)
+def _track_legend() -> tuple[float, float]:
+    """Where the track's legend puts its Objective icon and its Bookmark (x)."""
+    objective = MARGIN + 18 + font(TYPE, bold=True).getlength("Memory Track") + 40
+    return objective, objective + 22 + font(TYPE).getlength("Objective space") + 36
+
+
+@lru_cache(maxsize=2)
+def _track_panel(rows: int) -> Image.Image:
+    """The Memory Track's bare panel of ``rows`` rows with its title and legend: a
+    full-width strip drawn at top 0 (always pasted, never drawn in place), down to the
+    panel's bottom edge. ~1-2 MB, drawn once per height."""
+    h = _track_panel_height(rows)
+    img = new_canvas(WIDTH, h + 1, BG)
     d = ImageDraw.Draw(img)
-    top = 0
-    box = (MARGIN, top, WIDTH - MARGIN, top + TRACK_H)
-    rounded_panel(d, box, fill=PANEL, outline=GRID, radius=14)
-    text_left(d, (MARGIN + 18, top + 24), "Memory Track", font(22, bold=True), TEXT)
-    legend_x = MARGIN + 210
-    _objective_icon(d, (legend_x, top + 24), 9)
-    text_left(d, (legend_x + 16, top + 24), "Objective space", font(18), MUTED)
-    text_left(d, (legend_x + 220, top + 24), "Bookmark", font(18), MUTED)
+    _panel(d, 0, h, "Memory Track")
+    objective, bookmark = _track_legend()
+    _objective_icon(d, (objective, 28), 12)
+    text_left(d, (objective + 22, 28), "Objective space", font(TYPE), MUTED)
+    _bookmark(d, bookmark, 14, 28)
+    text_left(d, (bookmark + 32, 28), "Bookmark", font(TYPE), MUTED)
     return img
 
 
@@ -977,31 +1250,30 @@ def _track_cell(i: int, kind: str, mem: MemoryCell | None) -> Image.Image:
     Epilogue's, beyond the Epilogue, or holding ``mem``) without the Quest counter on
     it, 2 px above and 2-4 px left of the cell (even offsets: see _sprite).
 
-    Cached: a cell changes a few times a game. Up to 24 of ~75 KB. Callers only paste it."""
-    _, x0, cw, gap = _track_cells()
-    cx = x0 + (i - 1) * (cw + gap)
+    Cached: a cell changes a few times a game. Up to 24 of ~200 KB. Callers only paste it."""
+    cx, _ = _cell_origin(i, 0)
+    _, cw, _ = _track_cells()
     cx -= _even_floor(cx) - 2
-    cy0, cy1 = 2, 2 + TRACK_H - 14 - 46
+    cy0, cy1 = 2, 2 + CELL_H
     img = new_canvas(math.ceil(cx + cw) + 4, cy1 + 3, PANEL)
     d = ImageDraw.Draw(img)
     cell = (cx, cy0, cx + cw, cy1)
+    mid = ((cell[0] + cell[2]) / 2, (cell[1] + cell[3]) / 2)
     if kind == "epilogue":
         _epilogue_tile(d, cell)
     elif kind == "beyond":
         rounded_panel(d, cell, fill=mix(PANEL, BG, 0.5), outline=mix(GRID, PANEL, 0.5),
                       radius=10, width=2)
-        text_center(d, ((cell[0] + cell[2]) / 2, (cell[1] + cell[3]) / 2), "—",
-                    font(22), DIM)
+        text_center(d, mid, "—", font(TYPE), DIM)
     elif mem is None:
         rounded_panel(d, cell, fill=PANEL_HI, outline=GRID, radius=10, width=2)
-        text_center(d, ((cell[0] + cell[2]) / 2, (cell[1] + cell[3]) / 2 + 8), "empty",
-                    font(17), DIM)
+        text_center(d, (mid[0], mid[1] + 12), "empty", font(TYPE), DIM)
     else:
         _memory_card(d, img, mem, cell)
-    text_left(d, (cx + 8, cy0 + 15), str(i), font(18, bold=True),
+    text_left(d, (cx + 12, cy0 + 24), str(i), font(TYPE, bold=True),
               INK if kind in ("memory", "epilogue") else MUTED)
     if i in set(_content().memory_track.objective_spaces):
-        _objective_icon(d, (cx + cw - 16, cy0 + 16), 10)
+        _objective_icon(d, (cx + cw - 22, cy0 + 22), 13)
     return img
 
 
@@ -1009,9 +1281,8 @@ def _epilogue_tile(d: ImageDraw.ImageDraw, cell: Box) -> None:
     rounded_panel(d, cell, fill=GOLD, outline=HIGHLIGHT, radius=10, width=3)
     cx = (cell[0] + cell[2]) / 2
     cy = (cell[1] + cell[3]) / 2
-    fnt = fit_font("Epilogue", cell[2] - cell[0] - 12, 22, 12, bold=True)
-    text_center(d, (cx, cy - 4), "Epilogue", fnt, INK)
-    text_center(d, (cx, cy + 26), "❦", font(26, bold=True), GOLD_DARK)
+    text_center(d, (cx, cy - 2), "Epilogue", font(TITLE, bold=True), INK)
+    text_center(d, (cx, cy + 46), "❦", font(36, bold=True), GOLD_DARK)
 
 
 def _memory_card(d: ImageDraw.ImageDraw, img: Image.Image, mem: MemoryCell, cell: Box) -> None:
@@ -1029,51 +1300,129 @@ def _memory_card(d: ImageDraw.ImageDraw, img: Image.Image, mem: MemoryCell, cell
     else:  # neutral and Objective Memories carry no picture
         d.rectangle(art_box, fill=mix(col, INK, 0.25))
         text_center(d, ((art_box[0] + art_box[2]) / 2, (art_box[1] + art_box[3]) / 2),
-                    "◎" if mem.source == "objective" else "◇", font(30, bold=True),
+                    "◎" if mem.source == "objective" else "◇", font(40, bold=True),
                     mix(col, TEXT, 0.5))
-    fnt = font(15, bold=True)
-    lines = wrap_text(mem.title, fnt, x1 - x0 - 10)[:2]
-    y = art_box[3] + 13
+    fnt = font(TYPE, bold=True)
+    lines = wrap_text(mem.title, fnt, x1 - x0 - 14)
+    if len(lines) > 2:
+        lines = [lines[0], ellipsize(" ".join(lines[1:]), fnt, x1 - x0 - 14)]
+    y = art_box[3] + 22
     for line in lines:
-        text_center(d, ((x0 + x1) / 2, y), ellipsize(line, fnt, x1 - x0 - 10), fnt, INK)
-        y += 18
+        text_center(d, ((x0 + x1) / 2, y), line, fnt, INK)
+        y += 31
 
 
 def _memory_art_box(cell: Box) -> tuple[int, int, int, int]:
-    x0, y0, x1, y1 = cell
-    return (round(x0 + 6), round(y0 + 30), round(x1 - 6), round(y0 + 30 + (y1 - y0) * 0.42))
+    x0, y0, x1, _ = cell
+    return (round(x0 + 8), round(y0 + 42), round(x1 - 8), round(y0 + 130))
 
 
-def _memory_counter(d: ImageDraw.ImageDraw, faction: str, cell: Box) -> None:
-    """The Quest counter lying on a Memory card (drawn after the card)."""
-    ccol = FACTION_COLOR.get(faction, NEUTRAL_MEM)
-    c = (cell[2] - 20, _memory_art_box(cell)[3] - 6)
-    draw_shape(d, "hexagon", c, 14, fill=ccol, outline=INK, width=2)
-    text_center(d, c, GLYPH.get(faction, ""), font(14, bold=True), INK)
+def _memory_counter(img: Image.Image, faction: str, cell: Box) -> None:
+    """The Quest counter lying on a Memory card (pasted after the card)."""
+    _paste_centred(img, _memory_counter_image(faction),
+                   (cell[2] - 30, _memory_art_box(cell)[3] - 8))
+
+
+@lru_cache(maxsize=4)
+def _memory_counter_image(faction: str) -> Image.Image:
+    """A Quest counter lying on a Memory: a hexagon with its Faction's glyph, on a
+    transparent tile (always pasted, like :func:`_counter_image`). Callers only paste it."""
+    tile = Image.new("RGBA", (60, 60), (0, 0, 0, 0))
+    d = ImageDraw.Draw(tile)
+    draw_shape(d, "hexagon", (30, 30), 23, fill=FACTION_COLOR.get(faction, NEUTRAL_MEM),
+               outline=INK, width=2)
+    text_center(d, (30, 31), GLYPH.get(faction, ""), font(TYPE, bold=True), INK)
+    return tile
 
 
 # --------------------------------------------------------------------------- players
 
 
-def _seat_rows_height(pic: Picture) -> int:
-    return 50 + pic.players * (SEAT_ROW_H + 8)
+SEATS_HEAD = 58
+ROW_X0, ROW_X1 = MARGIN + 10, WIDTH - MARGIN - 10
+# in a row, from its left edge:
+NAME_X = 70  # the seat's name, right of its marker
+ITEMS_X = 16  # its characters, on the lines under its name
+COUNTS_X = ROW_X1 - ROW_X0 - 224  # its card and Objective counts
+ITEMS_END = ROW_X1 - ROW_X0 - 16
+ROW_FIRST = 32  # the middle of a row's first line (name, badges, counts), from its top
+ROW_STEP = 48  # from the first line to the first line of characters
+
+
+@dataclass(frozen=True)
+class SeatRow:
+    """A seat's row laid out: each character's pill (and the space it stands in) on lines
+    under the seat's name, then its Powers and face-up Objectives, in gold."""
+
+    seat: int
+    chips: tuple[tuple[Fig, float, int, bool], ...]  # figure, left x (in the row), line, powered
+    places: tuple[tuple[str, float, int], ...]  # the space's name, left x, line
+    notes: tuple[str, ...]
+    lines: int  # lines of characters (1 when there is none: "no characters yet")
+
+    @property
+    def height(self) -> int:
+        return ROW_FIRST + ROW_STEP + (self.lines + len(self.notes) - 1) * LINE + 28
+
+    def line_y(self, top: float, line: int) -> float:
+        return top + ROW_FIRST + ROW_STEP + line * LINE
+
+
+def _chip_text(f: Fig) -> str:
+    state = " †" if f.removed else " ✕" if f.incapacitated else ""
+    return f"{GLYPH.get(f.faction, '')} {_name(f.id)}{state}"
+
+
+def _chip_width(f: Fig, powered: bool) -> float:
+    return font(TYPE, bold=True).getlength(_chip_text(f)) + 24 + (24 if powered else 0)
+
+
+def _seat_rows(pic: Picture) -> list[SeatRow]:
+    powered = {c for p in pic.powers for c in p.characters}
+    figs_by_owner: dict[int, list[Fig]] = {}
+    for f in pic.figures:
+        if f.owner is not None:
+            figs_by_owner.setdefault(f.owner, []).append(f)
+    place_font = font(TYPE)
+    rows = []
+    for seat in range(pic.players):
+        chips, places = [], []
+        x, line = float(ITEMS_X), 0
+        for f in sorted(figs_by_owner.get(seat, []), key=lambda f: (f.faction, f.id)):
+            w = _chip_width(f, f.id in powered)
+            place = _space_name(f.space) if f.space is not None and not f.removed else ""
+            full = w + (10 + place_font.getlength(place) if place else 0)
+            if x > ITEMS_X and x + full > ITEMS_END:
+                x, line = float(ITEMS_X), line + 1
+            chips.append((f, x, line, f.id in powered))
+            if place:
+                places.append((place, x + w + 10, line))
+            x += full + 26
+        held = [p for p in pic.powers if p.holder == seat]
+        face_up = [t.split(":", 1)[0] for s_, t in pic.revealed_objectives if s_ == seat]
+        note = "   ".join(([("★ " + ", ".join(_quest_name(p.quest) for p in held))]
+                           if held else []) + [f"◎ {t} (face up)" for t in face_up])
+        notes = wrap_text(note, font(TYPE, bold=True), ITEMS_END - ITEMS_X) if note else []
+        rows.append(SeatRow(seat, tuple(chips), tuple(places), tuple(notes), line + 1))
+    return rows
+
+
+def _seats_height(rows: Sequence[SeatRow]) -> int:
+    return SEATS_HEAD + sum(r.height + 6 for r in rows) + 4
 
 
 def _card_stack(d: ImageDraw.ImageDraw, c: tuple[float, ...], count: int) -> None:
     x, y = c
     for k in (2, 1, 0):
         off = k * 4
-        d.rounded_rectangle((x - 15 + off, y - 20 - off, x + 15 + off, y + 20 - off), radius=5,
+        d.rounded_rectangle((x - 20 + off, y - 25 - off, x + 20 + off, y + 25 - off), radius=6,
                             fill=mix((0x4B, 0x3F, 0x72), TEXT, 0.08 * k), outline=INK, width=2)
-    text_center(d, (x, y), str(count), font(20, bold=True), TEXT)
+    text_center(d, (x, y), str(count), font(TYPE, bold=True), TEXT)
 
 
-def _card_back(img: Image.Image, d: ImageDraw.ImageDraw, c: Point, count: int,
-               label: str = "") -> None:
+def _card_back(img: Image.Image, d: ImageDraw.ImageDraw, c: Point, count: int) -> None:
     x, y = c
-    _put(img, d, _card_stack, c, (x - 15, y - 28, x + 23, y + 20), count)
-    if label:
-        text_left(d, (x + 30, y), label, font(18), MUTED)
+    _put(img, d, _card_stack, c, (x - 20, y - 33, x + 28, y + 25), count)
 
 
 def _badge(img: Image.Image, d: ImageDraw.ImageDraw, anchor: Point, text: str,
@@ -1088,136 +1437,101 @@ def _badge(img: Image.Image, d: ImageDraw.ImageDraw, anchor: Point, text: str,
     return x + w
 
 
-def _row_box(top: float, seat: int) -> Box:
-    y = top + 50 + seat * (SEAT_ROW_H + 8)
-    return (MARGIN + 10, y, WIDTH - MARGIN - 10, y + SEAT_ROW_H)
-
-
-@lru_cache(maxsize=1)
-def _seats_pieces() -> PanelPieces:
-    """The players' panel and legend, and a seat's row as it is when the seat neither
-    acts nor is awaited, in pieces (~0.9 MB, drawn once)."""
-    h = 50 + 2 * (SEAT_ROW_H + 8)
-    img = new_canvas(WIDTH, h + 1, BG)
-    d = ImageDraw.Draw(img)
-    _seats_panel(d, 0, h)
-    for seat in range(2):
-        _seat_row(d, _row_box(0, seat), acting=False, waiting=False)
-    return _cut_panel(img, 50, SEAT_ROW_H + 8)
-
-
-def _seats_panel(d: ImageDraw.ImageDraw, top: float, h: float) -> None:
-    box = (MARGIN, top, WIDTH - MARGIN, top + h)
-    rounded_panel(d, box, fill=PANEL, outline=GRID, radius=14)
-    text_left(d, (MARGIN + 18, top + 25), "Players", font(22, bold=True), TEXT)
-    text_left(d, (MARGIN + 130, top + 25),
-              "ready = bright · activated = dim, flipped · ✕ = incapacitated", font(18), MUTED)
-
-
 def _seat_marker(d: ImageDraw.ImageDraw, c: tuple[float, ...], seat: int) -> None:
-    owner_marker(d, owner_style(seat), (c[0], c[1]), 18)
+    owner_marker(d, owner_style(seat), (c[0], c[1]), TOKEN_R)
 
 
-def _seat_row(d: ImageDraw.ImageDraw, row: Box, acting: bool, waiting: bool) -> None:
-    """A seat's row and the label of its card count (nothing else in the row comes near
-    the label: the name and badges stop ~200 px short of it)."""
-    rounded_panel(d, row, fill=PANEL_HI if acting else mix(PANEL, PANEL_HI, 0.4),
-                  outline=GOLD if waiting else None, radius=12, width=3)
-    text_left(d, (row[2] - 190 + 30, row[1] + 30), "cards", font(18), MUTED)
+def _seat_badges(pic: Picture, seat: int) -> list[tuple[str, Color, Color | None, bool]]:
+    """The pills after a seat's name: (text, fill, text colour, outlined)."""
+    out: list[tuple[str, Color, Color | None, bool]] = []
+    fac = _faction_of(pic, seat)
+    if fac:
+        out.append((f"{GLYPH.get(fac, '')} {FACTION_LABEL.get(fac, fac)}",
+                    FACTION_COLOR.get(fac, NEUTRAL_MEM), None, False))
+    if seat == pic.arbiter:
+        out.append(("⚖ Arbiter", GOLD, None, False))
+    if seat == pic.acting:
+        out.append(("▶ acting", HIGHLIGHT, None, False))
+    elif seat in pic.to_act:
+        out.append(("to act", PANEL, GOLD, True))
+    return out
 
 
 def _draw_seats(img: Image.Image, d: ImageDraw.ImageDraw, pic: Picture, top: float) -> float:
-    h = _seat_rows_height(pic)
-    if pic.players:
-        _paste_panel(img, _seats_pieces(), top, pic.players)
-    else:  # no rows: the panel's bottom corners reach its head
-        _seats_panel(d, top, h)
-    figs_by_owner: dict[int, list[Fig]] = {}
-    for f in pic.figures:
-        if f.owner is not None:
-            figs_by_owner.setdefault(f.owner, []).append(f)
-    powers_by_holder: dict[int, list[PowerMark]] = {}
-    for p in pic.powers:
-        powers_by_holder.setdefault(p.holder, []).append(p)
-    seats = list(range(pic.players))
-    y = top + 50
-    for seat in seats:
-        row = _row_box(top, seat)
-        acting = seat == pic.acting
-        waiting = seat in pic.to_act
-        if acting or waiting:  # the pasted panel has the row as it is otherwise
-            _seat_row(d, row, acting, waiting)
-        mx, my = row[0] + 30, y + 28
-        _put_in_place(img, d, _seat_marker, (mx, my), (mx - 22, my - 22, mx + 22, my + 22), seat)
-        fac = _faction_of(pic, seat)
-        name_font = font(24, bold=True)
-        name = ellipsize(pic.name(seat), name_font, 300)
-        nb = text_left(d, (row[0] + 58, y + 28), name, name_font, TEXT)
-        x = nb[2] + 12
-        if fac:
-            x = _badge(img, d, (x, y + 28),
-                       f"{GLYPH.get(fac, '')} {FACTION_LABEL.get(fac, fac)}",
-                       font(18, bold=True), FACTION_COLOR.get(fac, NEUTRAL_MEM)) + 8
-        if seat == pic.arbiter:
-            x = _badge(img, d, (x, y + 28), "⚖ Arbiter", font(18, bold=True), GOLD) + 8
-        if acting:
-            x = _badge(img, d, (x, y + 28), "▶ acting", font(18, bold=True), HIGHLIGHT) + 8
-        elif waiting:
-            _badge(img, d, (x, y + 28), "to act", font(18, bold=True), PANEL, GOLD,
-                   outline=GOLD)
-        # counts at the right: Story cards, secret Objectives (never their faces)
-        rx = row[2] - 190
+    rows = _seat_rows(pic)
+    h = _seats_height(rows)
+    _panel(d, top, h, "Players")
+    text_left(d, (MARGIN + 18 + font(TYPE, bold=True).getlength("Players") + 30, top + 28),
+              "ready = bright · activated = dim, flipped · ✕ = incapacitated", font(TYPE),
+              MUTED)
+    y = round(top) + SEATS_HEAD
+    for row in rows:
+        seat = row.seat
         hc = pic.hand_counts[seat] if seat < len(pic.hand_counts) else 0
-        _card_back(img, d, (rx, y + 30), hc)  # its label is in the row (_seat_row)
         oc = pic.objective_counts[seat] if seat < len(pic.objective_counts) else 0
-        if oc:
-            _objective_icon(d, (rx + 110, y + 30), 11)
-            text_left(d, (rx + 126, y + 30), f"×{oc}", font(20, bold=True), TEXT)
-        # characters: chips
-        cx = row[0] + 58
-        cy = y + 70
-        chips = sorted(figs_by_owner.get(seat, []), key=lambda f: (f.faction, f.id))
-        if not chips:
-            text_left(d, (cx, cy), "no characters yet", font(18), DIM)
-        for f in chips:
-            cx = _char_chip(img, d, f, cx, cy, row[2] - 12,
-                            f.id in {c for p in pic.powers for c in p.characters})
-        held = powers_by_holder.get(seat, [])
-        face_up = [t.split(":", 1)[0] for s_, t in pic.revealed_objectives if s_ == seat]
-        if held or face_up:
-            txt = "   ".join(
-                ([("★ " + ", ".join(_quest_name(p.quest) for p in held))] if held else [])
-                + [f"◎ {t} (face up)" for t in face_up])
-            text_left(d, (max(cx + 8, row[0] + 58), cy), ellipsize(txt, font(17, bold=True),
-                                                                    max(40, row[2] - cx - 20)),
-                      font(17, bold=True), GOLD)
-        y += SEAT_ROW_H + 8
+        img.paste(_seat_row_image(row, pic.name(seat), tuple(_seat_badges(pic, seat)), hc, oc,
+                                  seat == pic.acting, seat in pic.to_act), (ROW_X0, y))
+        y += row.height + 6
     return top + h
+
+
+@lru_cache(maxsize=24)
+def _seat_row_image(row: SeatRow, name: str, badges: tuple[tuple[str, Color, Color | None,
+                                                                   bool], ...],
+                    hand: int, objectives: int, acting: bool, waiting: bool) -> Image.Image:
+    """A seat's row on its bit of the players' panel: its marker, name and pills, its card
+    and Objective counts (never their faces), its characters and where they stand, its
+    Powers. Always drawn on its own tile and pasted (so a cached row is the row drawn).
+
+    Cached: between two pictures of a table most rows stay as they were. Up to 24 of
+    ~350 KB. Callers only paste it."""
+    tile = new_canvas(ROW_X1 - ROW_X0 + 1, row.height + 1, PANEL)
+    d = ImageDraw.Draw(tile)
+    rounded_panel(d, (0, 0, ROW_X1 - ROW_X0, row.height),
+                  fill=PANEL_HI if acting else mix(PANEL, PANEL_HI, 0.4),
+                  outline=GOLD if waiting else None, radius=12, width=3)
+    bold = font(TYPE, bold=True)
+    ly = ROW_FIRST
+    _put_in_place(tile, d, _seat_marker, (36, ly), (4, ly - 32, 68, ly + 32), row.seat)
+    room = COUNTS_X - 16 - NAME_X - sum(bold.getlength(b[0]) + 30 for b in badges)
+    name_font = font(TITLE, bold=True)
+    nb = text_left(d, (NAME_X, ly), ellipsize(name, name_font, max(90, room)), name_font, TEXT)
+    x = nb[2] + 14
+    for text, fill, ink, outlined in badges:
+        x = _badge(tile, d, (x, ly), text, bold, fill, ink, GOLD if outlined else None) + 10
+    _card_back(tile, d, (COUNTS_X + 22, ly + 2), hand)
+    text_left(d, (COUNTS_X + 56, ly), "cards", font(TYPE), MUTED)
+    if objectives:
+        _objective_icon(d, (COUNTS_X + 160, ly), 13)
+        text_left(d, (COUNTS_X + 178, ly), f"×{objectives}", bold, TEXT)
+    if not row.chips:
+        text_left(d, (ITEMS_X, row.line_y(0, 0)), "no characters yet", font(TYPE), DIM)
+    for f, cx, line, powered in row.chips:
+        _char_chip(tile, d, f, cx, row.line_y(0, line), powered)
+    for place, px, line in row.places:
+        text_left(d, (px, row.line_y(0, line)), place, font(TYPE), MUTED)
+    for k, note in enumerate(row.notes):
+        text_left(d, (ITEMS_X, row.line_y(0, row.lines + k)), note, bold, GOLD)
+    return tile
 
 
 def _char_chip_face(d: ImageDraw.ImageDraw, c: tuple[float, ...], w: float, fill: Color,
                     outline: Color, ink: Color, text: str) -> None:
     x, y = c
-    d.rounded_rectangle((x, y - 16, x + w, y + 16), radius=16, fill=fill, outline=outline,
+    d.rounded_rectangle((x, y - 20, x + w, y + 20), radius=20, fill=fill, outline=outline,
                         width=2)
-    text_left(d, (x + 11, y), text, font(18, bold=True), ink)
+    text_left(d, (x + 12, y), text, font(TYPE, bold=True), ink)
 
 
 def _char_chip(img: Image.Image, d: ImageDraw.ImageDraw, f: Fig, x: float, y: float,
-               xmax: float, powered: bool) -> float:
-    label = _short(f.id)
-    state = ""
-    if f.removed:
-        state = " †"
-    elif f.incapacitated:
-        state = " ✕"
-    fnt = font(18, bold=True)
-    text = f"{GLYPH.get(f.faction, '')} {label}{state}"
-    w = fnt.getlength(text) + 22 + (16 if powered else 0)
-    if x + w > xmax:
-        return x
+               powered: bool) -> None:
+    """A character's pill: its Faction's glyph and its full printed name, bright when
+    ready, dim when activated, outlined in red with ✕ when incapacitated, struck with †
+    when out of the story."""
+    text = _chip_text(f)
+    w = _chip_width(f, powered)
     col = FACTION_COLOR.get(f.faction, NEUTRAL_MEM)
-    box = (x, y - 16, x + w, y + 16)
+    box = (x, y - 20, x + w, y + 20)
     if f.removed:
         face = (PANEL, DIM, DIM)
     elif f.ready and not f.incapacitated:
@@ -1229,26 +1543,27 @@ def _char_chip(img: Image.Image, d: ImageDraw.ImageDraw, f: Fig, x: float, y: fl
     if f.removed:  # a wide line is a polygon: in place
         d.line((x + 8, y, x + w - 8, y), fill=DIM, width=2)
     if powered:
-        draw_shape(d, "star", (x + w - 16, y), 8, fill=GOLD, outline=INK, width=1)
-    return x + w + 8
+        draw_shape(d, "star", (x + w - 20, y), 10, fill=GOLD, outline=INK, width=1)
 
 
 # --------------------------------------------------------------------------- whole picture
 
 
 def draw(pic: Picture) -> Image.Image:
-    strip_top = MAP_TOP + MAP_H + 14
-    track_top = strip_top + _quest_strip_height(pic) + 14
-    seats_top = track_top + TRACK_H + 14
-    height = seats_top + _seat_rows_height(pic) + MARGIN
+    """The board: banner and map (the top every table shares), the Quests, the players,
+    the Memory Track."""
+    strip_top = MAP_TOP + MAP_H + GAP
+    seats_top = strip_top + _quest_strip_height(pic) + GAP
+    track_top = seats_top + _seats_height(_seat_rows(pic)) + GAP
+    height = track_top + _track_height(pic) + MARGIN
     img = new_canvas(WIDTH, height, BG)
     img.paste(board_top(), (0, 0))
     d = ImageDraw.Draw(img)
     _draw_banner(d, pic, (MARGIN, MARGIN, WIDTH - MARGIN, MARGIN + BANNER_H))
     _draw_map(img, d, pic, MAP_TOP)
     _draw_quest_strip(img, d, pic, strip_top)
-    _draw_track(d, img, pic, track_top)
     _draw_seats(img, d, pic, seats_top)
+    _draw_track(d, img, pic, track_top)
     return img
 
 

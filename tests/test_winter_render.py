@@ -173,11 +173,46 @@ def test_board_draws_crowds_and_every_piece(crowd: str) -> None:
     assert png == winter_tales.render(view, NAMES)  # same view, same bytes
     img = decode(png)
     assert img.width == winter_tales.WIDTH
-    # the crowded Location grows to hold everyone (7 pieces: 4 rows of 2)
+    # the crowded Location grows to hold everyone (8 pieces: 2 rows of 4), each inside it
     items = winter_tales._space_items(pic)
     boxes = winter_tales._location_boxes(items)
     b = boxes[crowd]
-    assert b[3] - b[1] >= winter_tales.LOC_HEAD + 4 * winter_tales.ITEM_H
+    assert len(items[crowd]) == 8
+    assert b[3] - b[1] >= winter_tales.LOC_HEAD + 2 * winter_tales.ITEM_H
+    layout = winter_tales._location_layout(crowd, len(items[crowd]))
+    for x, y in winter_tales._location_places(layout, len(items[crowd])):
+        assert x >= 0 and x + winter_tales.ITEM_W <= b[2] - b[0]
+        assert y >= winter_tales.LOC_HEAD and y + winter_tales.ITEM_H <= b[3] - b[1]
+
+
+def test_board_names_every_character_and_quest_in_full() -> None:
+    """No shortened name ('Mangiaf.', 'W. Rabbit'): each character on the board is drawn by
+    its full printed name (in its owner's row), each Quest on the board by its own."""
+    from engines.winter_tales.content import printed_name
+    from renderers import common
+
+    view = synthetic_view()
+    common.clear_caches()
+    with common.recording_text() as drawn:
+        winter_tales.render(view, NAMES)
+    texts = [d.text for d in drawn]
+    for f in view["figures"]:
+        assert any(printed_name(f["id"]) in t for t in texts), f["id"]
+    for q in view["quests"]:
+        assert any(printed_name(q["quest"]) in t for t in texts), q["quest"]
+    assert not any("." in t.replace("…", "") for t in texts if len(t) < 14)
+
+
+def test_square_names_stay_clear_of_the_map_pieces() -> None:
+    labels = winter_tales.square_labels()
+    assert set(labels) == {s.id for s in C.map.squares}
+    boxes = list(winter_tales._empty_location_boxes().values())
+    placed = [box for _, box in labels.values()]
+    w = winter_tales.WIDTH - 2 * winter_tales.MARGIN
+    for i, box in enumerate(placed):
+        assert box[0] > 0 and box[2] < w and box[1] > 0 and box[3] < winter_tales.MAP_H
+        assert not any(winter_tales._overlaps(box, b) for b in boxes)
+        assert not any(winter_tales._overlaps(box, o) for o in placed[i + 1:])
 
 
 def test_square_trays_stay_clear_of_locations_and_each_other() -> None:
