@@ -9,10 +9,15 @@ rules wait for. The deck order and the stacks' order are not in the view, so the
 be in the picture.
 
 Discord shows an image about 400 px wide on a phone: the picture is 900 px wide, its
-text 26 to 30 px (about 12 px once scaled down), the numbers 44 px; only small labels
-(badges, the map's names on a map of many rows or columns) go down to 18-22 px. Nothing
-is told by colour alone: borders have their own patterns and a legend, Forest and Kingdom
-tiles a tree or a crown, goals a tick or their number, an empty goblet or bucket its name.
+text 26 to 30 px (about 12 px once scaled down), the numbers 44 px; no text is under
+:data:`TEXT_MIN` (21 px: 9.3 px on the phone), not the small labels either (badges, the
+"used" mark, the names on a map of many rows or columns). A map tile is as wide as the
+picture allows (at most 190 px) and square when the map is short enough, else as tall as
+its rows allow (at least 136 px); a tile too narrow for every name in two lines (a map
+of six columns or more) is made taller for more, a long word broken with a hyphen.
+Nothing is told by colour alone: borders have their own patterns and a legend, Forest
+and Kingdom tiles a tree or a crown, goals a tick or their number, an empty goblet or
+bucket its name.
 
 >>> from engines.pocket.game import Pocket
 >>> game = Pocket()
@@ -30,6 +35,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from functools import lru_cache, partial
+from itertools import pairwise
 from typing import Any
 
 from PIL import Image, ImageDraw
@@ -72,6 +78,8 @@ __all__ = ["draw", "render", "text_board"]
 W = 900
 PAD = 22
 F_MIN = 26
+TEXT_MIN = 21  # the smallest text: 9 px or more at 400 px wide (tests/test_phone_pictures)
+MAP_ROOM = W - 2 * PAD + 8  # the map's cells across (the tiles' edges: the panels' ones)
 
 FOREST: Color = (0x3A, 0x7D, 0x44)
 FOREST_DARK: Color = (0x1F, 0x4D, 0x26)
@@ -454,33 +462,145 @@ def _band(d: ImageDraw.ImageDraw, box: tuple[float, float, float, float], side: 
             d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=ROSE, outline=ROSE_EDGE)
 
 
+def _pieces(word: str, fnt: Any, width: float) -> list[str]:
+    """``word`` whole if it fits ``width``, else cut in the fewest near-equal pieces that
+    fit, each but the last ending with a hyphen."""
+    parts = [word]
+    for k in range(1, len(word) + 1):
+        cuts = [round(len(word) * i / k) for i in range(k + 1)]
+        parts = [word[a:b] + ("-" if b < len(word) else "") for a, b in pairwise(cuts)]
+        if all(fnt.getlength(p) <= width for p in parts):
+            break
+    return parts
+
+
+def _hyphenated(name: str, fnt: Any, width: float) -> list[str]:
+    """``name`` wrapped to ``width``, a word too long for a line in :func:`_pieces`, each
+    piece but the last ending its line."""
+    lines: list[str] = []
+    line = ""
+    for word in name.split():
+        parts = _pieces(word, fnt, width)
+        for k, part in enumerate(parts):
+            joined = f"{line} {part}" if line else part
+            if line and fnt.getlength(joined) > width:
+                lines.append(line)
+                joined = part
+            line = joined
+            if k < len(parts) - 1:
+                lines.append(line)
+                line = ""
+    if line:
+        lines.append(line)
+    return [ellipsize(x, fnt, width) for x in lines]
+
+
 def _tile_name_lines(name: str, width: float, size: int) -> tuple[list[str], Any]:
-    """The name in at most two lines, as large as it fits without splitting a word."""
-    for s in range(size, 17, -1):
-        fnt = font(s, bold=True)
-        lines = wrap_text(name, fnt, width)
-        if len(lines) <= 2 and " ".join(lines) == " ".join(name.split()):
-            return lines, fnt
-    fnt = font(18, bold=True)
-    words = name.split()
-    if len(words) == 1:  # one long word: break it in two with a hyphen
-        cut = (len(name) + 1) // 2
-        lines = [name[:cut] + "-", name[cut:]]
-    else:
-        half = max(1, len(words) // 2)
-        lines = [" ".join(words[:half]), " ".join(words[half:])]
-    return [ellipsize(x, fnt, width) for x in lines if x], fnt
+    """The name in at most two lines, as large as it fits (down to :data:`TEXT_MIN`):
+    without splitting a word if it can, else with a long word broken with a hyphen; in
+    :data:`TEXT_MIN` and three lines or more on a tile too narrow (made taller)."""
+    words = " ".join(name.split())
+    for s in range(size, TEXT_MIN - 1, -1):
+        lines = wrap_text(name, font(s, bold=True), width)
+        if len(lines) <= 2 and " ".join(lines) == words:
+            return lines, font(s, bold=True)
+    for s in range(size, TEXT_MIN, -1):
+        lines = _hyphenated(name, font(s, bold=True), width)
+        if len(lines) <= 2:
+            return lines, font(s, bold=True)
+    return _hyphenated(name, font(TEXT_MIN, bold=True), width), font(TEXT_MIN, bold=True)
 
 
-def _map_size(v: PocketView) -> tuple[int, int, int, int, int]:
-    """(min x, min y, columns, rows, cell size) of the map with the placing squares."""
+def _tile_metrics(small: float) -> tuple[float, float, float]:
+    """(gap between tiles, border band, stack's mark's half-size) for cells whose shorter
+    side is ``small``."""
+    return max(6, small * .07), max(8, small * .1), max(8, small * .075)
+
+
+def _name_size(small: float) -> int:
+    """The largest size of the names on tiles whose shorter side is ``small``."""
+    return 26 if small >= 150 else 24
+
+
+Circle = tuple[float, float, float]  # centre x, centre y, radius
+
+
+def _top_rows(width: float, band: float, mark: float, used: bool
+              ) -> tuple[float, float, list[tuple[float, float, float]]]:
+    """Down from a tile's top, ``width`` wide: the middle of the stack's mark, the middle
+    of the "used" badge, and the places the picture may take (left, top, right; down to
+    the name). The badge goes top right beside the mark, or under it on a tile too
+    narrow for both; the picture goes under the badge's row, or between the mark and the
+    badge (on a tile wider than tall it has more room there). A tile not used has its
+    picture from the top, beside the mark."""
+    top = band + 3
+    if not used:
+        return top + mark, 0.0, [(top, top + 1, width - top)]
+    fnt = font(TEXT_MIN, bold=True)
+    ascent, descent = fnt.getmetrics()
+    uh, uw = ascent + descent + 2, fnt.getlength("used") + 12  # badge's pad=(6, 1)
+    if width - 2 * top - 2 * mark - 6 < uw:
+        return top + mark, top + 2 * mark + 3 + uh / 2, [
+            (top, top + 2 * mark + uh + 6, width - top)]
+    h = max(2 * mark, uh)
+    return top + h / 2, top + h / 2, [(top, top + h + 3, width - top),
+                                      (top + 2 * mark + 4, top + 1, width - top - uw - 4)]
+
+
+def _pictures(places: Sequence[tuple[float, float, float]], bottom: float, here: bool
+              ) -> tuple[Circle, Circle | None]:
+    """The tile's picture and, on the pawn's tile, the pawn beside it, in whichever of
+    the ``places`` (down to ``bottom``) makes them the largest: a place too narrow for
+    both (under 70 px) has the pawn alone (radius 0 for the picture)."""
+    def size(option: tuple[Circle, Circle | None]) -> float:
+        picture, pawn = option
+        return picture[2] if pawn is None else min(pawn[2], max(picture[2], 12))
+
+    options: list[tuple[Circle, Circle | None]] = []
+    for left, top, right in places:
+        w, h = right - left, bottom - top
+        mid = top + h / 2
+        if not here:
+            options.append((((left + right) / 2, mid, min(h * .42, w * .3)), None))
+        elif w >= 70:
+            pr = max(min(12, h / 2.4), min(h * .4, w * .2))
+            options.append(((left + w * .25, mid, min(h * .42, w * .22)),
+                            (left + w * .775, mid + pr * .1, pr)))
+        else:
+            pr = min(h * .4, w * .4)
+            options.append(((0, 0, 0), ((left + right) / 2, mid + pr * .1, pr)))
+    return max(options, key=size)
+
+
+@lru_cache(maxsize=32)
+def _height_for_names(cw: int) -> int:
+    """How tall a tile ``cw`` wide (and at least as tall) must be for every name of the
+    content, a "used" badge and a picture of 40 px: more than ``cw`` only for a narrow
+    tile, whose longer names take three lines."""
+    gap, band, mark = _tile_metrics(cw)
+    bw = cw - gap
+    worst = 0
+    for tile in load_content().tiles:
+        lines, fnt = _tile_name_lines(tile.name, bw - 2 * band - 8, _name_size(cw))
+        worst = max(worst, line_height(fnt, 1.08) * len(lines))
+    under = _top_rows(bw, band, mark, True)[2][0][1]
+    return math.ceil(gap + under + 40 + worst + 4 + band)
+
+
+def _map_size(v: PocketView) -> tuple[int, int, int, int, int, int]:
+    """(min x, min y, columns, rows, cell width, cell height) of the map with the placing
+    squares."""
     pts = [(t.x, t.y) for t in v.map] + [(g[0], g[1]) for g in _ghosts(v)]
     xs, ys = [p[0] for p in pts], [p[1] for p in pts]
     cols, rows = max(xs) - min(xs) + 1, max(ys) - min(ys) + 1
-    # A long strip of a map keeps its cells large enough for a name a phone can read
-    # (the picture grows taller instead).
-    cell = int(min(190, (W - 2 * PAD - 20) / cols, max(136, 1100 / rows)))
-    return min(xs), min(ys), cols, rows, cell
+    # As wide as the picture allows; a long strip of a map keeps its cells tall enough
+    # for a name a phone can read (the picture grows taller instead), a wide one (six
+    # columns or more) makes them taller than wide for names in three lines.
+    cw = int(min(190, MAP_ROOM / cols))
+    ch = int(min(cw, max(136, 1100 / rows)))
+    if ch >= cw:
+        ch = max(ch, _height_for_names(cw))
+    return min(xs), min(ys), cols, rows, cw, ch
 
 
 def _stroke(base: Color) -> Color:
@@ -494,57 +614,56 @@ def _goal_done() -> Color:
 
 
 def _tile(d: ImageDraw.ImageDraw, t: TileView, box: tuple[float, float, float, float],
-          kinds: Sequence[str], cell: int, band: float, here: bool) -> None:
+          kinds: Sequence[str], small: float, here: bool) -> None:
     """One map tile in ``box``: its colour, its borders (``kinds`` n, e, s, w), name,
-    picture, stack's mark and "used", and for the pawn's tile the pawn and a white ring."""
+    picture, stack's mark and "used", and for the pawn's tile the pawn and a white ring
+    (``small``: the shorter side of the map's cells)."""
     x0, y0, x1, y1 = box
+    _, band, mark = _tile_metrics(small)
     base = FOREST if t.stack == "forest" else KINGDOM
     d.rounded_rectangle(box, radius=10, fill=base)
     for side, kind in zip(("n", "e", "s", "w"), kinds, strict=True):
         _band(d, box, side, kind, band)
     # the name at the bottom, the picture above it, the stack's mark (a tree or a
-    # crown) top left, "used" top right, the pawn beside the picture
-    inner = x1 - x0 - 2 * band - 8
-    lines, fnt = _tile_name_lines(t.name, inner, 26 if cell >= 150 else 22)
+    # crown) top left, "used" top right (or under the mark), the pawn beside the picture
+    lines, fnt = _tile_name_lines(t.name, x1 - x0 - 2 * band - 8, _name_size(small))
     lh = line_height(fnt, 1.08)
     name_top = y1 - band - 4 - lh * len(lines)
     for k, line in enumerate(lines):
         text_center(d, ((x0 + x1) / 2, name_top + lh * k + lh / 2), line, fnt, TEXT,
                     stroke=3, stroke_fill=_stroke(base))
-    mark = max(8, cell * .075)
-    mx, my = x0 + band + mark + 3, y0 + band + mark + 3
+    mark_y, used_y, places = _top_rows(x1 - x0, band, mark, t.used)
+    mx, my = x0 + band + mark + 3, y0 + mark_y
     if t.stack == "forest":
         _tree(d, mx, my, mark, fill=FOREST_MARK, trunk=FOREST_MARK)
     else:
         _crown(d, mx, my, mark)
     if t.used:
-        badge(d, (x1 - band - 3, my), "used", font(18, bold=True), PANEL_HI, MUTED,
-              pad=(6, 1), align="right")
-    top_y = y0 + band + (2 * mark + 6 if t.used else 4)
-    mid = (top_y + name_top) / 2
-    room = name_top - top_y
-    icon_r = min(room * .42, (x1 - x0) * (.18 if here else .24))
-    if icon_r > 6:
-        _icon(d, t, x0 + (x1 - x0) * (.3 if here else .5), mid, icon_r)
+        badge(d, (x1 - band - 3, y0 + used_y), "used", font(TEXT_MIN, bold=True), PANEL_HI,
+              MUTED, pad=(6, 1), align="right")
+    (ix, iy, ir), pawn = _pictures(places, name_top - y0, here)
+    if ir > 6:
+        _icon(d, t, x0 + ix, y0 + iy, ir)
     if here:
         d.rounded_rectangle((x0 - 3, y0 - 3, x1 + 3, y1 + 3), radius=12,
                             outline=WHITE, width=5)
-        pr = max(12, min(room * .4, (x1 - x0) * .16))
-        _pawn(d, x0 + (x1 - x0) * .72, mid + pr * .1, pr)
+    if pawn is not None:
+        px, py, pr = pawn
+        _pawn(d, x0 + px, y0 + py, pr)
 
 
 def _draw_map(img: Image.Image, d: ImageDraw.ImageDraw, v: PocketView, top: float) -> float:
     """The explored map from ``top``; returns the y below it."""
-    x_min, y_min, cols, rows, cell = _map_size(v)
-    left = (W - cols * cell) / 2
+    x_min, y_min, cols, rows, cw, ch = _map_size(v)
+    left = (W - cols * cw) / 2
     grid = {(t.x, t.y): t for t in v.map}
-    gap = max(6, cell * .07)
-    band = max(8, cell * .1)
+    small = min(cw, ch)
+    gap, band, _ = _tile_metrics(small)
 
     def box_of(x: int, y: int) -> tuple[float, float, float, float]:
-        bx = left + (x - x_min) * cell
-        by = top + (y - y_min) * cell
-        return bx + gap / 2, by + gap / 2, bx + cell - gap / 2, by + cell - gap / 2
+        bx = left + (x - x_min) * cw
+        by = top + (y - y_min) * ch
+        return bx + gap / 2, by + gap / 2, bx + cw - gap / 2, by + ch - gap / 2
 
     # open borders between two tiles: a path across the gap
     for t in v.map:
@@ -552,7 +671,7 @@ def _draw_map(img: Image.Image, d: ImageDraw.ImageDraw, v: PocketView, top: floa
             kind, shared = _border(t, side, grid)
             if shared and kind == "open":
                 x0, y0, x1, y1 = box_of(t.x, t.y)
-                w = cell * .22
+                w = small * .22
                 if side == "e":
                     cy = (y0 + y1) / 2
                     d.rectangle((x1 - band, cy - w / 2, x1 + gap + band, cy + w / 2), fill=PATH)
@@ -573,19 +692,19 @@ def _draw_map(img: Image.Image, d: ImageDraw.ImageDraw, v: PocketView, top: floa
         x0, y0, x1, y1 = box
         ox, oy = math.floor(x0) - m, math.floor(y0) - m
         region = (ox, oy, math.ceil(x1) + m, math.ceil(y1) + m)
-        key = ("tile", (x0 - ox, y0 - oy, x1 - ox, y1 - oy), ox % 2, oy % 2, cell, t.id,
+        key = ("tile", (x0 - ox, y0 - oy, x1 - ox, y1 - oy), ox % 2, oy % 2, small, t.id,
                t.role, t.stack, t.name, t.used, sides, here)
-        _REGIONS.draw(img, key, region, partial(_tile, d, t, box, [k for k, _ in sides], cell,
-                                                band, here))
+        _REGIONS.draw(img, key, region, partial(_tile, d, t, box, [k for k, _ in sides],
+                                                small, here))
     for x, y, side, trees in _ghosts(v):
         x0, y0, x1, y1 = box_of(x, y)
         _dashed_box(d, (x0 + 4, y0 + 4, x1 - 4, y1 - 4), WHITE)
         text_center(d, ((x0 + x1) / 2, (y0 + y1) / 2 - 14), side.upper(),
-                    font(min(54, int(cell * .3)), bold=True), TEXT)
-        text_center(d, ((x0 + x1) / 2, (y0 + y1) / 2 + cell * .22),
-                    "-1 card" if trees else "here?", font(22 if cell < 150 else 26, bold=True),
-                    LOSS if trees else MUTED)
-    return top + rows * cell
+                    font(min(54, int(small * .3)), bold=True), TEXT)
+        text_center(d, ((x0 + x1) / 2, (y0 + y1) / 2 + small * .22),
+                    "-1 card" if trees else "here?",
+                    font(22 if small < 150 else 26, bold=True), LOSS if trees else MUTED)
+    return top + rows * ch
 
 
 def _dashed_box(d: ImageDraw.ImageDraw, box: tuple[float, float, float, float],
@@ -725,8 +844,10 @@ def _status(v: PocketView, names: Sequence[str]) -> tuple[str, Color]:
         return "You won!", GOOD
     if v.result == "lost":
         return "The game is lost.", WARN
-    if v.players > 1:
-        return f"{names[v.turn_seat]} leads the peasant", TEXT
+    if v.players > 1:  # a display name of 32 wide letters is cut to fit the line
+        tail, fnt = " leads the peasant", font(F_MIN, bold=True)
+        name = ellipsize(names[v.turn_seat], fnt, W - 2 * PAD - 40 - fnt.getlength(tail))
+        return name + tail, TEXT
     return "", TEXT
 
 
@@ -812,8 +933,9 @@ def _paint_sky(d: ImageDraw.ImageDraw, v: PocketView) -> None:
     tx = PAD + 400
     room = W - PAD - tx
     text_left(d, (tx, y + 20), "Fairy Tale in My Pocket", fit_font(
-        "Fairy Tale in My Pocket", room, F_MIN, bold=True), MUTED)
-    text_left(d, (tx, y + 64), v.time_name, fit_font(v.time_name, room, 44, bold=True), TEXT)
+        "Fairy Tale in My Pocket", room, F_MIN, min_size=TEXT_MIN, bold=True), MUTED)
+    text_left(d, (tx, y + 64), v.time_name, fit_font(v.time_name, room, 44,
+                                                     min_size=TEXT_MIN, bold=True), TEXT)
     passes = f"time {v.time + 1} of {len(v.times)}"
     if v.time + 1 == len(v.times):
         passes += ": the last!"
@@ -834,17 +956,19 @@ def _paint_health(d: ImageDraw.ImageDraw, v: PocketView, box: tuple[float, float
 
 def _paint_defense(d: ImageDraw.ImageDraw, v: PocketView,
                    box: tuple[float, float, float, float]) -> None:
+    """The total, what it holds against dragons beside it, its parts under it (the box is
+    wider than the others for them: :data:`STAT_WIDTHS`)."""
     _stat(d, box, "Defense", str(v.defense.total),
           lambda cx, cy: _shield(d, cx, cy, 24, SHIELD))
     dx0, _, dx1, dy1 = box
     if v.defense.against_dragons:
-        text_left(d, (dx0 + 78 + font(44, bold=True).getlength(str(v.defense.total)) + 14,
-                      dy1 - 78), f"+{v.defense.against_dragons} vs dragons",
-                  fit_font(f"+{v.defense.against_dragons} vs dragons", dx1 - dx0 - 130, F_MIN,
-                           min_size=20, bold=True), GOLD)
+        x = dx0 + 78 + font(44, bold=True).getlength(str(v.defense.total)) + 14
+        text = f"+{v.defense.against_dragons} vs dragons"
+        fnt = fit_font(text, dx1 - 14 - x, F_MIN, min_size=TEXT_MIN, bold=True)
+        text_left(d, (x, dy1 - 78), ellipsize(text, fnt, dx1 - 14 - x), fnt, GOLD)
     note = _defense_note(v)
-    text_left(d, (dx0 + 16, dy1 - 28), note, fit_font(note, dx1 - dx0 - 28, F_MIN,
-                                                      min_size=20), MUTED)
+    fnt = fit_font(note, dx1 - dx0 - 28, F_MIN, min_size=TEXT_MIN)
+    text_left(d, (dx0 + 14, dy1 - 28), ellipsize(note, fnt, dx1 - dx0 - 28), fnt, MUTED)
 
 
 def _paint_gold(d: ImageDraw.ImageDraw, v: PocketView, box: tuple[float, float, float, float]
@@ -878,7 +1002,7 @@ def _paint_goals(d: ImageDraw.ImageDraw, done: Sequence[bool], y: float) -> None
         else:
             text_center(d, (cx, cy), str(k + 1), font(22, bold=True), MUTED)
             d.ellipse((cx - 14, cy - 14, cx + 14, cy + 14), outline=MUTED, width=3)
-        fnt = fit_font(label, gw - 60, F_MIN, min_size=20, bold=True)
+        fnt = fit_font(label, gw - 60, F_MIN, min_size=TEXT_MIN, bold=True)
         text_left(d, (x + 50, cy), label, fnt, TEXT)
         x += gw + 10
 
@@ -899,6 +1023,9 @@ def _chips(v: PocketView) -> list[Chip]:
 
 
 # The rows of the picture's top, fixed: sky, stat boxes, goals, then the items.
+# Health, Defense and Gold side by side: Health for 8 hearts, Gold for 6 coins, Defense
+# for "+2 vs dragons" beside its number and "Dagger +1, Princess +1" under it in 22 px.
+STAT_WIDTHS = (276, 316, W - 2 * PAD - 2 * 14 - 276 - 316)
 SKY_BOTTOM = PAD + 170 + 16
 STATS_BOTTOM = SKY_BOTTOM + 150 + 14
 GOALS_BOTTOM = STATS_BOTTOM + 56 + 14
@@ -914,8 +1041,8 @@ def draw(view: Any, names: Sequence[str] | None = None) -> Image.Image:
     card_lines = _card_lines(v, inner - 40) + _here_lines(v, inner - 40)
     prompt_lines = _prompt_lines(v, inner - 40)
     discard_names = [f"{c.item_name} {c.price}" for c in v.discard]
-    *_, rows, cell = _map_size(v)
-    map_h = rows * cell
+    *_, rows, _, cell_h = _map_size(v)
+    map_h = rows * cell_h
     card_h = 70 + sum(line_height(f, 1.2) for _, f, _ in card_lines)
     prompt_h = 40 + sum(line_height(f, 1.2) for _, f, _ in prompt_lines) if prompt_lines else 0
     status_h = 44 if status else 0
@@ -953,11 +1080,9 @@ def draw(view: Any, names: Sequence[str] | None = None) -> Image.Image:
 
     # --- health, defense, gold
     y = SKY_BOTTOM
-    w3 = (inner - 2 * 14) / 3
-    boxes = [(PAD + k * (w3 + 14), y, PAD + k * (w3 + 14) + w3, y + 150) for k in range(3)]
-    # The row cut in three at the Health box's right edge and the Gold box's left edge:
-    # Defense's "vs dragons" may run into the gap after its box (and under the Gold box,
-    # which covers it).
+    lefts = [PAD + sum(STAT_WIDTHS[:k]) + 14 * k for k in range(3)]
+    boxes = [(x, y, x + w, y + 150) for x, w in zip(lefts, STAT_WIDTHS, strict=True)]
+    # The row cut in three at the Health box's right edge and the Gold box's left edge.
     cuts = (0, int(boxes[0][2]) + 1, int(boxes[2][0]), W)
     regions = [(cuts[k], y, cuts[k + 1], y + 151) for k in range(3)]
     _REGIONS.draw(img, ("health", v.health, v.max_health), regions[0],
@@ -1005,7 +1130,8 @@ def draw(view: Any, names: Sequence[str] | None = None) -> Image.Image:
     # --- the piles and stacks
     box = (PAD, y, W - PAD, y + piles_h)
     rounded_panel(d, box, fill=PANEL, outline=GRID, radius=14)
-    text_left(d, (PAD + 20, y + 30), piles, fit_font(piles, inner - 40, F_MIN, bold=True), TEXT)
+    fnt = fit_font(piles, inner - 40, F_MIN, min_size=TEXT_MIN, bold=True)
+    text_left(d, (PAD + 20, y + 30), ellipsize(piles, fnt, inner - 40), fnt, TEXT)
     for k, line in enumerate(glines):
         text_left(d, (PAD + 20, y + 66 + 32 * k), line, gfnt, MUTED)
     y += piles_h + 16
