@@ -51,7 +51,7 @@ TABLE_HELP = """\
 Type the number of a choice and press Enter. At any prompt of a move you can also type:
   board (b)    the board again          rules (r)   a summary of the game's rules
   log (l)      the latest moves         hand        your own view (hot seat: others look away)
-  back (0)     back to the first menu   help (h ?)  this list
+  back (0)     back one menu            help (h ?)  this list
   quit (q)     save and quit (run the same command again to resume)"""
 
 
