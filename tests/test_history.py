@@ -101,8 +101,11 @@ async def play(h: Harness, players: dict[int, str], *, greedy: set[int] = frozen
 
 
 async def leaderboard(h: Harness, game: str, user: int = ANN) -> Sent:
+    """The board /leaderboard posts in the channel (its asker gets a private link)."""
     sent = await h.slash("leaderboard", user, game=game)
-    return answer(sent)
+    link = answer(sent)
+    assert link.ephemeral and "The leaderboard is posted" in link.content
+    return only(sent, "channel_message")
 
 
 async def record(h: Harness, result: ResultRecord) -> None:
@@ -164,10 +167,11 @@ async def test_leaderboard_ranks_the_player_who_always_wins_first(h: Harness) ->
 
     sent = await h.slash("leaderboard", CAROL, game="toy nim")  # a name is enough
     defer = only(sent, "callback")
-    assert defer.response_type == 5 and not defer.ephemeral  # public, deferred at once
-    reply = answer(sent)
-    assert not reply.ephemeral
-    text = reply.content
+    # deferred privately at once (a refusal or an apology stays private); the board
+    # itself is a channel message of its own
+    assert defer.response_type == 5 and defer.ephemeral
+    assert answer(sent).ephemeral
+    text = only(sent, "channel_message").content
     assert text.startswith("## Toy Nim leaderboard\n7 games in this server.")
     assert board_names(text) == ["Ann", "Bob", "Carol"]
     assert "1. **Ann**: " in text and "· 4 games, 4 wins" in text
@@ -235,6 +239,19 @@ async def test_leaderboard_without_history_and_unknown_game(h: Harness) -> None:
     assert not [s for s in sent if s.kind == "followup" and not s.ephemeral]
 
 
+async def test_a_leaderboard_that_cannot_be_read_apologises_privately(
+        h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    async def broken(*_: object, **__: object) -> None:
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(h.service.store, "results", broken)
+    sent = await h.slash("leaderboard", ANN, game=TOY_ID)
+    assert only(sent, "callback").ephemeral
+    assert all(s.ephemeral for s in sent if s.kind in ("followup", "edit_original"))
+    assert not [s for s in sent if s.kind == "channel_message"]
+    assert "database went away" not in answer(sent).content
+
+
 async def test_leaderboard_offers_games_to_complete(h: Harness) -> None:
     sent = await h.autocomplete("leaderboard", ANN, "game", game="inn")
     assert {"name": "Fairy Tale Inn", "value": "fairy-tale-inn"} in sent.payload["data"]["choices"]
@@ -292,8 +309,7 @@ async def test_history_text_fits_and_shows_names_literally(h: Harness) -> None:
     assert len(text) <= 2000
     assert text.endswith("more.")  # the older games are counted, not cut mid-line
     assert "@everyone" not in text and "\\*@\u200beveryone\\*" in text
-    sent = await h.slash("leaderboard", ANN, game=TOY_ID)
-    assert len(answer(sent).content) <= 2000
+    assert len((await leaderboard(h, TOY_ID)).content) <= 2000
 
 
 def test_ratings_replay_in_finish_order_and_ties_share_a_rank() -> None:

@@ -6,15 +6,14 @@ and this module only words them within Discord's limits, names made literal.
 
 Who sees the answer: ``/stats`` answers privately (the command tree's default), since it
 is one member's question and would only clutter the channel. ``/leaderboard`` is for
-everyone, so its answer is public: it is marked :data:`~bot.replies.AT_ONCE` (the tree
-does not defer it privately), checks the game first so a refusal stays private, and then
-defers publicly before it reads the store (Discord fixes a deferred answer's visibility
-when it is deferred, and a slow read must never eat its 3 seconds).
+everyone: the tree defers it privately like any command (Discord fixes a deferred
+answer's visibility when it is deferred, so a refusal or an apology after a failed read
+stays private), and the board is then posted in the channel as a message of its own,
+with a private link to it for the one who asked.
 """
 
 from __future__ import annotations
 
-import contextlib
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -23,7 +22,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.common import display_name, game_autocomplete, match_game, service_of
-from bot.replies import AT_ONCE
+from bot.replies import private
 from bot.store import ResultRecord
 from bot.tables import TableService, UserError
 from bot.tables.ratings import (
@@ -214,26 +213,19 @@ class History(commands.Cog):
         await interaction.followup.send(stats_text(display_name(who), found), ephemeral=True,
                                         allowed_mentions=NO_MENTIONS)
 
-    @app_commands.command(name="leaderboard", description="This server's best players of a game",
-                          extras=AT_ONCE)
+    @app_commands.command(name="leaderboard", description="This server's best players of a game")
     @app_commands.describe(game="Which game")
     @app_commands.autocomplete(game=game_autocomplete)
     @app_commands.guild_only()
     async def leaderboard(self, interaction: discord.Interaction, game: str) -> None:
-        # Checked before the deferral: a refusal must stay private.
         service = service_of(interaction)
         game_id = match_game(game)
-        guild = _guild(interaction)
-        await interaction.response.defer(thinking=True)  # public: a board is for everyone
-        try:
-            board = await leaderboard(service.store, guild, game_id)
-        except Exception:
-            # The public "thinking" message must not carry the apology: drop it, so the
-            # error handler's private answer is a message of its own.
-            with contextlib.suppress(discord.HTTPException):
-                await interaction.delete_original_response()
-            raise
-        await interaction.followup.send(leaderboard_text(board), allowed_mentions=NO_MENTIONS)
+        board = await leaderboard(service.store, _guild(interaction), game_id)
+        channel = interaction.channel_id
+        assert channel is not None  # guild only
+        sent = await interaction.client.get_partial_messageable(channel).send(
+            leaderboard_text(board), allowed_mentions=NO_MENTIONS)
+        await private(interaction, f"The leaderboard is posted: {sent.jump_url}")
 
 
 async def setup(bot: FabletopBot) -> None:
