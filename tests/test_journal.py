@@ -108,6 +108,8 @@ async def test_a_restarted_process_resumes_with_the_whole_story(backend: Backend
     await again.open()
     try:
         t = again._live[table_id]
+        assert t.state is None  # shed at the start: read again at its first use
+        await again.status(table_id)
         assert t.state is not None and t.journal_stored
         assert [e.model_dump_json() for e in t.state.transcript] == before
         again.shed_idle(0)  # shed, then read again at the next use
@@ -132,6 +134,7 @@ async def test_a_row_from_before_journals_moves_its_story_out_at_its_next_move(
     await again.open()
     try:
         t = again._live[table_id]
+        await again.status(table_id)  # read at its first use
         assert t.state is not None and not t.journal_stored
         assert GAME.dump_state(t.state) == full
         assert (await audit_store(again.store)).ok  # the old row replays as it is

@@ -350,19 +350,31 @@ class ServiceBase:
             idle_seconds = self.idle_seconds
         now, shed = time.monotonic(), 0
         for t in self._live.values():
-            if t.rec.state is None or t.lock.locked() or now - t.touched < idle_seconds:
-                continue
-            if t.ai_task is not None and not t.ai_task.done():
-                continue
-            if any(t.seats[s].is_ai for s in t.to_act() if s < len(t.rec.seats)):
-                continue  # an AI is to act (its lease held elsewhere, maybe by a dead
-                # process): the timer pass must still see it to pick the turn up
-            t.state, t.views, t.views_key = None, {}, None
-            t.rec = replace(t.rec, state=None)
-            shed += 1
+            if now - t.touched >= idle_seconds and self._shed(t):
+                shed += 1
         if shed:
             log.info("shed %d idle tables (their state is read again at their next use)", shed)
         return shed
+
+    def shed_table(self, table_id: str) -> bool:
+        """Shed one table's state now if nobody is using it (see :meth:`shed_idle`): the
+        catch-up after a start sheds each table as soon as it has looked at it, so the
+        process never holds every table's state and views at once (what it held once,
+        the allocator keeps)."""
+        t = self._live.get(table_id)
+        return t is not None and self._shed(t)
+
+    def _shed(self, t: Table) -> bool:
+        if t.rec.state is None or t.lock.locked():
+            return False
+        if t.ai_task is not None and not t.ai_task.done():
+            return False
+        if any(t.seats[s].is_ai for s in t.to_act() if s < len(t.rec.seats)):
+            return False  # an AI is to act (its lease held elsewhere, maybe by a dead
+            # process): the timer pass must still see it to pick the turn up
+        t.state, t.views, t.views_key = None, {}, None
+        t.rec = replace(t.rec, state=None)
+        return True
 
     def _forget(self, t: Table) -> None:
         """Drop a table that is no longer live from the live maps (frees its channel)."""

@@ -108,6 +108,9 @@ class TableService(LobbyPart, AIPart, TimersPart):
             t = Table(rec=rec, game=game, state=state, journal_stored=stored)
             self._live[rec.id] = t
             self._by_channel[rec.channel_id] = rec.id
+            # Only a table whose AI is to act keeps its state (to resume the AI below);
+            # the others read it again at their first use.
+            self._shed(t)
         self._opened = True
         for t in list(self._live.values()):
             self._kick_ai(t)
