@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
+import ctypes.util
 import gc
 import logging
 import re
@@ -22,7 +24,6 @@ import secrets
 import signal
 import socket
 import sys
-import time
 from collections.abc import Awaitable
 from datetime import timedelta
 from typing import Any
@@ -31,6 +32,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.collector import Collector
 from bot.delivery import Delivery, Renderer
 from bot.render_pool import RenderPool
 from bot.replies import apology, expired, private
@@ -185,6 +187,13 @@ def instance_identity(settings: Settings) -> str:
     return f"{socket.gethostname()}/{shards}of{settings.shard_count or 1}"
 
 
+def _trim_heap() -> None:
+    """Give the heap's free pages back to the system after the catch-up read every table
+    once (glibc's ``malloc_trim``; a no-op where there is none)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
+
+
 class FabletopBot(commands.Bot):
     """The bot. ``service`` and ``renderer`` can be injected (tests); otherwise the
     service opens ``settings.database`` in :meth:`setup_hook`."""
@@ -336,6 +345,11 @@ class FabletopBot(commands.Bot):
                 snapshot = await self.service.table_snapshot(table_id)
                 if snapshot is not None:
                     await self.delivery.resync(snapshot)
+                    del snapshot
+                # One table's state and views at a time: held for all at once, the
+                # memory stays with the process (the allocator keeps its arenas).
+                self.service.shed_table(table_id)
+            _trim_heap()
         except Exception:
             log.exception("catching up after the start failed")
         # Every table has just been read and looked at once; most will wait for somebody
@@ -461,34 +475,12 @@ def create_bot(settings: Settings, **kwargs: Any) -> FabletopBot:
     return FabletopBot(settings, **kwargs)
 
 
-class _CollectionTimer:
-    """Logs garbage collections long enough to delay first responses (every click waits
-    while the cyclic collector runs on the event loop's thread)."""
-
-    def __init__(self, threshold: float = 0.1) -> None:
-        self.threshold = threshold
-        self._started = 0.0
-
-    def __call__(self, phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            self._started = time.perf_counter()
-            return
-        took = time.perf_counter() - self._started
-        # Start-up's collections (before gc.freeze, nobody waiting) are not news.
-        if took >= self.threshold and gc.get_freeze_count():
-            log.warning("a garbage collection (generation %d) held the bot for %.0f ms",
-                        info.get("generation", -1), took * 1000)
-
-
 async def run_bot(settings: Settings, *, sync: bool = False) -> int:
     """Run the bot until interrupted; returns an exit code."""
     apply_discord_endpoints(settings)
-    # A full collection walks every live table's objects (~200 ms at 1,000 tables):
-    # checked for at every 100th middle-generation collection instead of every 10th,
-    # it runs about every minute instead of every 5 s (measured with bench.load).
-    gen0, gen1, _gen2 = gc.get_threshold()
-    gc.set_threshold(gen0, gen1, 100)
-    gc.callbacks.append(_CollectionTimer())
+    collector = Collector()  # full collections on the clock: bot/collector.py
+    collector.install()
+    refresh = asyncio.create_task(collector.run(), name="fabletop-full-collections")
     # Fabletop has no voice: discord.py's warnings about voice libraries are noise at
     # every start.
     discord.VoiceClient.warn_nacl = False
@@ -510,6 +502,9 @@ async def run_bot(settings: Settings, *, sync: bool = False) -> int:
                      "developer portal (Bot -> Privileged Gateway Intents).")
     except OSError as exc:  # no network, DNS, a refused connection (aiohttp's are OSErrors)
         return _fail(_unreachable(settings, exc))
+    finally:
+        refresh.cancel()
+        collector.uninstall()
     return 0
 
 
