@@ -114,14 +114,14 @@ def replay_check(rec: TableRecord, actions: Sequence[ActionRecord],
             game.apply(state, a.seat, game.parse_action(a.action))
         except Exception as exc:  # IllegalAction and friends: the log no longer replays
             return f"version {a.version} does not replay: {exc}"
-    split = game.journaled and (bool(journal) or not game.journal_changes(None, state))
+    want = game.journal_changes(None, state) if game.journaled else []
+    split = game.journaled and (bool(journal) or not want)
     same, where = _same_json(rec.state, game.dump_body(state) if split else
                              game.dump_state(state))
     if not same:
         return (f"the stored state differs from the replay of its {len(actions)} action(s)"
                 f" (at {where})")
     if split:
-        want = game.journal_changes(None, state)
         got = [(j.n, j.data) for j in journal]
         for (n, data), (m, stored) in zip(want, got, strict=False):
             if n != m:

@@ -271,15 +271,12 @@ class ServiceBase:
             raise NoTable(f"There is no table with id '{ref[:40]}'.")
         return await self._adopt(rec), True
 
-    async def _parse(self, game: Game, rec: TableRecord) -> tuple[GameState | None, bool]:
-        return await stored_state(self.store, game, rec)
-
     async def _adopt(self, rec: TableRecord) -> Table:
         """A table read from the store; a live one joins the live maps."""
         if rec.id in self._live:
             return self._live[rec.id]
         game = self._game(rec.game_id)
-        state, stored = await self._parse(game, rec)
+        state, stored = await stored_state(self.store, game, rec)
         if rec.id in self._live:  # adopted by another task while the journal was read
             return self._live[rec.id]
         t = Table(rec=rec, game=game, state=state, journal_stored=stored)
@@ -315,7 +312,7 @@ class ServiceBase:
         if fresh == t.rec:  # the usual case: nobody else wrote (a plain field compare)
             return
         if fresh.state != t.rec.state or t.state is None:
-            t.state, t.journal_stored = await self._parse(t.game, fresh)
+            t.state, t.journal_stored = await stored_state(self.store, t.game, fresh)
         t.rec = fresh
         t.views_key = None
         if not t.status.live:

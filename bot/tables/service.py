@@ -45,6 +45,7 @@ from bot.tables.ai import AIPart
 from bot.tables.history import backfill_results
 from bot.tables.live import Table
 from bot.tables.lobby import LobbyPart
+from bot.tables.stored import stored_state
 from bot.tables.timers import TimersPart
 from engines import get_game
 
@@ -99,7 +100,7 @@ class TableService(LobbyPart, AIPart, TimersPart):
         for rec in await self.store.load_all_active():
             try:
                 game = get_game(rec.game_id)
-                state, stored = await self._parse(game, rec)
+                state, stored = await stored_state(self.store, game, rec)
             except Exception:
                 # One unreadable table (its game removed, corrupt JSON) must not stop
                 # every other table from resuming; it stays in the store untouched.
