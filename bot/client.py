@@ -282,7 +282,7 @@ class FabletopBot(commands.Bot):
             self._pool = RenderPool(self.settings.render_workers)
             self._pool.start()
         self.delivery = Delivery(self, self.service.store, renderer=self._renderer,
-                                 pool=self._pool)
+                                 pool=self._pool, turns=self.service.turns)
         self.turns = TurnController(self.service, self.delivery)
         # Buttons on any earlier message (even before a restart) find their handler
         # by custom_id pattern; the table itself comes from the store.

@@ -46,6 +46,8 @@ from typing import Any
 import discord
 
 from bot.hands import HandMessages, digest
+from bot.loop_turns import LoopTurns
+from bot.overtake import unless
 from bot.render_pool import RenderPool, draw_picture
 from bot.store import Store, TurnMessage
 from bot.tables import Outbox, PrivateUpdate, PublicUpdate, TableInfo, TableStatus
@@ -101,6 +103,13 @@ def mentions_allowed(users: tuple[int, ...] | list[int]) -> discord.AllowedMenti
                                    users=[discord.Object(u) for u in users])
 
 
+def _without_choices(outbox: Outbox) -> Outbox:
+    """``outbox``'s news alone: a newer version is on its way with the board, the
+    buttons and the hands."""
+    return replace(outbox, public_view=None, seats=tuple(
+        replace(s, view=None, legal=()) for s in outbox.seats))
+
+
 class _Sequence:
     """Per-table ordering of outboxes by version (within this process).
 
@@ -117,11 +126,26 @@ class _Sequence:
         self.highest = -1
         """The newest version whose delivery began here (a resync's place aside)."""
         self._changed = asyncio.Condition()
+        self._overtaken: dict[float, asyncio.Event] = {}
 
     def begin(self, version: float) -> None:
         self.in_flight.add(version)
         if version == int(version):
             self.highest = max(self.highest, int(version))
+            for older, event in self._overtaken.items():
+                if older < version:
+                    event.set()
+
+    def overtaken(self, version: float) -> asyncio.Event:
+        """Set once a newer version's delivery begins here while ``version``'s is on
+        its way (its picture still waiting to be drawn, say): what it was about to show
+        is no longer the table, and the newer one is waiting for it."""
+        event = self._overtaken.get(version)
+        if event is None:
+            event = self._overtaken[version] = asyncio.Event()
+            if self.newer_waiting(version):
+                event.set()
+        return event
 
     def arrives_late(self, version: int) -> bool:
         """A stored outbox of ``version`` reaches this process after a newer version's
@@ -146,6 +170,7 @@ class _Sequence:
                 self.in_flight = {v for v in self.in_flight if v >= version}
 
     async def done(self, version: float) -> None:
+        self._overtaken.pop(version, None)
         async with self._changed:
             self.in_flight.discard(version)
             self._changed.notify_all()
@@ -161,6 +186,7 @@ class Delivery:
         *,
         renderer: Renderer | None = None,
         pool: RenderPool | None = None,
+        turns: LoopTurns | None = None,
     ) -> None:
         self.client = client
         self.store = store
@@ -168,6 +194,9 @@ class Delivery:
         self.pool = pool if renderer is None else None
         """Worker processes for the shipped games' pictures (an injected renderer, a
         test's, is called in a thread instead)."""
+        self.turns = turns if turns is not None else LoopTurns()
+        """Shared with the table service: a delivery's work (messages built, buttons,
+        hands) takes its turn on the event loop like a move's (bot/loop_turns.py)."""
         self.hands = HandMessages(self)
         self._sequence: dict[str, _Sequence] = {}
         self._turns: dict[str, TurnMessage] = {}
@@ -222,10 +251,13 @@ class Delivery:
         if private:
             options["private"] = True
         try:
-            return await self.draw(game_id, view, **options)
+            png = await self.draw(game_id, view, **options)
         except Exception:
             log.exception("rendering %s failed; sending text only", game_id)
             return None
+        # The message that carries it is built next: that work waits its turn.
+        await self.turns.take()
+        return png
 
     async def draw(self, game_id: str, view: Any, **options: Any) -> bytes:
         """The renderer's picture of ``view``, off the event loop: in a worker process
@@ -298,7 +330,8 @@ class Delivery:
         self.expect(outbox)  # before any wait: a later version queues behind it
         try:
             await seq.wait_for_turn(outbox.version)
-            return await self._deliver(outbox, interaction, seq.newer_waiting(outbox.version))
+            await self.turns.take()
+            return await self._deliver(outbox, interaction, seq.overtaken(outbox.version))
         finally:
             await seq.done(outbox.version)
             if not outbox.table.status.live:  # the table is over: forget its bookkeeping
@@ -307,7 +340,7 @@ class Delivery:
                 self._turn_seats.pop(outbox.table_id, None)
 
     async def _deliver(self, outbox: Outbox, interaction: discord.Interaction | None,
-                       superseded: bool) -> bool:
+                       overtaken: asyncio.Event) -> bool:
         info = outbox.table
         # One read of the turn message serves the check below and the post.
         needed = outbox.id is not None or outbox.public is not None
@@ -320,18 +353,18 @@ class Delivery:
                      outbox.id, info.id, outbox.version, shown.version)
             await self.store.mark_delivered(outbox.id)
             return True
-        if superseded:
-            # A newer version is already waiting: it brings the board and the buttons.
-            outbox = replace(outbox, public_view=None, seats=tuple(
-                replace(s, view=None, legal=()) for s in outbox.seats))
+        if overtaken.is_set():
+            outbox = _without_choices(outbox)
         posted, turn = True, None
         if outbox.public is not None:
             if info.status is not TableStatus.LOBBY:
                 await self.close_lobby(info.id)
-            posted, turn = await self.post_public(outbox, prev=shown)
+            posted, turn = await self.post_public(outbox, prev=shown, overtaken=overtaken)
+        if overtaken.is_set():  # while its board was being drawn
+            outbox = _without_choices(outbox)
         hands = []
         if has_hands(info.game_id):
-            hands = await self.hands.refresh(outbox, interaction)
+            hands = await self.hands.refresh(outbox, interaction, overtaken=overtaken)
         else:
             for private in outbox.private:
                 await self.post_private(private, info, interaction=interaction,
@@ -362,6 +395,7 @@ class Delivery:
 
     async def post_public(self, outbox: Outbox, *, head: tuple[str, ...] = (),
                           prev: TurnMessage | object | None = _UNREAD,
+                          overtaken: asyncio.Event | None = None,
                           ) -> tuple[bool, TurnMessage | None]:
         """Post (or edit into the turn message) one public update. Returns whether it
         could be posted and the turn message it leaves (``None``: unchanged). ``head``:
@@ -397,7 +431,14 @@ class Delivery:
                 return sent is not None, turn
             return sent is not None, None
 
-        png = await self.render_png(info.game_id, outbox.public_view, info) if picture else None
+        png = None
+        if picture:
+            png = await unless(overtaken, self.render_png(info.game_id, outbox.public_view,
+                                                           info))
+        if overtaken is not None and overtaken.is_set():
+            # A newer version began while this picture waited to be drawn (a backlog of
+            # pictures): that one brings the board and the buttons, right after this.
+            png, buttons = None, None
         # The steps of one turn: the player to act moved and is still to act. Anything
         # else (a ruling, words added out of turn, a change of player) is news of its
         # own, in a new message at the bottom of the channel.

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.overtake import unless
 from bot.store import HandMessage
 from bot.tables import Outbox, SeatNews, TableInfo, TableStatus
 from bot.ui.games import get_ui
@@ -120,9 +121,12 @@ class HandMessages:
     # -- the DM hand messages --------------------------------------------------------
 
     async def refresh(self, outbox: Outbox, interaction: discord.Interaction | None,
-                      *, only_stale: bool = False) -> list[HandMessage]:
+                      *, only_stale: bool = False,
+                      overtaken: asyncio.Event | None = None) -> list[HandMessage]:
         """Bring the hand messages of the outbox's seats up to date; returns the records
-        to store. ``only_stale``: only messages still showing choices (after a restart)."""
+        to store. ``only_stale``: only messages still showing choices (after a restart);
+        ``overtaken``: set when a newer version's delivery begins, which brings the
+        hands (a hand whose picture is still waiting to be drawn is then left alone)."""
         info = outbox.table
         if info.status is TableStatus.LOBBY or not outbox.seats:
             return []
@@ -150,7 +154,7 @@ class HandMessages:
             # Without a view (a newer outbox is already waiting, and it brings the hand)
             # the hand is left alone, but what must be noticed still goes out.
             if not closed and news.view is not None:
-                result = await self._show(info, news, latest, rec, nonce)
+                result = await self._show(info, news, latest, rec, nonce, overtaken)
             # With closed DMs only what must be noticed earns a nudge: the rest is in
             # /hand, and the player is pinged when it is their turn anyway.
             if alerts:
@@ -190,7 +194,8 @@ class HandMessages:
             await self.delivery.store.delete_hand_message(info.id, user_id)
 
     async def _show(self, info: TableInfo, news: SeatNews, lines: list[str],
-                    rec: HandMessage | None, nonce: str | None = None) -> HandMessage | None:
+                    rec: HandMessage | None, nonce: str | None = None,
+                    overtaken: asyncio.Event | None = None) -> HandMessage | None:
         """Edit the seat's hand message (or send it the first time) if what it shows
         changed; the record to store, or ``None`` if nothing was sent."""
         lock = self._locks.setdefault((info.id, news.user_id), asyncio.Lock())
@@ -200,7 +205,9 @@ class HandMessages:
                 return None
             png = None
             if rec is None or rec.image_sig != image_sig:
-                png = await self._picture(info, news.view)
+                png = await unless(overtaken, self._picture(info, news.view))
+                if overtaken is not None and overtaken.is_set():
+                    return None  # the newer delivery, right behind, shows the hand
             kwargs = await self._kwargs(info, news, text, menus, png)
             shows = bool(menus) and info.status is TableStatus.PLAYING
             if rec is not None:

@@ -72,9 +72,14 @@ def _draw(game_id: str, view: Any, options: dict[str, Any]) -> bytes:
 class RenderPool:
     """A process pool for pictures, started on first use (or by :meth:`start`)."""
 
+    QUEUED_PER_WORKER = 2
+    """Pictures handed to the pool at once, per worker; the rest wait in the bot's own
+    queue (first come, first served)."""
+
     def __init__(self, workers: int | None = None) -> None:
         self.workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
         self._pool: ProcessPoolExecutor | None = None
+        self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
 
     def __repr__(self) -> str:
         state = "running" if self._pool is not None else "idle"
@@ -99,11 +104,18 @@ class RenderPool:
 
     async def render(self, game_id: str, view: Any, **options: Any) -> bytes:
         """PNG bytes of ``view`` drawn by a worker; raises what the renderer raised."""
-        self.start()
-        assert self._pool is not None
         loop = asyncio.get_running_loop()
+        if self._slots is None or self._slots[0] is not loop:
+            self._slots = (loop, asyncio.Semaphore(self.workers * self.QUEUED_PER_WORKER))
         try:
-            return await loop.run_in_executor(self._pool, _draw, game_id, view, options)
+            # A backlog waits here, not in the executor: handing it a thousand pictures
+            # makes each submit wait on its manager thread's lock (measured: the event
+            # loop stopped for 190 ms in submit), and a picture nobody needs any more
+            # (its table moved on) can still be dropped while it waits here.
+            async with self._slots[1]:
+                self.start()  # again: a pool that broke while this waited is replaced
+                assert self._pool is not None
+                return await loop.run_in_executor(self._pool, _draw, game_id, view, options)
         except BrokenProcessPool:
             # A worker died (killed, out of memory): a fresh pool for the next picture.
             log.exception("a picture worker died; starting new ones")

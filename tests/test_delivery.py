@@ -384,3 +384,103 @@ async def test_a_resync_waits_for_the_delivery_of_its_version_in_flight(h: Harne
     assert read == [version]
     await later  # a later delivery was not held for good
     assert seq.in_flight == set()
+
+
+async def test_a_move_made_while_the_older_board_is_drawn_overtakes_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Under a backlog of pictures a table can move on while its previous board still
+    waits to be drawn (seen at 1,000 tables: the start picture still queued when the
+    first move came, 180 tables a run). The older delivery must not wait for its picture
+    and then post an old board with old buttons below the new turn: it goes out at once
+    as news only, and the newer one brings the board and the buttons, in order."""
+    import asyncio
+    import threading
+
+    from tests.discord_fakes import PNG
+
+    drawing, release = threading.Event(), threading.Event()
+    hold = [False]
+
+    def slow_renderer(game_id: str, view: object, **options: object) -> bytes:
+        if hold[0]:
+            hold[0] = False
+            drawing.set()
+            release.wait(10)  # a picture stuck in the queue
+        return PNG
+
+    with toy_registered(private_picture=None):
+        h = await make_harness(tmp_path / "bot.db", renderer=slow_renderer)
+        try:
+            info = await toy_table(h)
+            await h.fake.settle()
+            delivery = h.bot.delivery
+            assert delivery is not None
+            before = len(h.fake.channel_messages())
+
+            async def move() -> asyncio.Future[bool]:
+                now = await h.service.status(CHANNEL_ID)
+                t = h.service._live[now.id]
+                seat = now.to_act[0]
+                action = next(iter(t.game.legal_actions(t.state, seat)))
+                outbox = await h.service.act(CHANNEL_ID, now.seats[seat].user_id, action,
+                                             now.version)
+                return asyncio.ensure_future(delivery.deliver(outbox))
+
+            hold[0] = True
+            first = await move()
+            assert await asyncio.to_thread(drawing.wait, 5)  # its board is being drawn
+            second = await move()
+            # the older delivery does not wait for its picture any more
+            await asyncio.wait_for(asyncio.shield(first), 5)
+            release.set()
+            await asyncio.wait_for(second, 5)
+            await h.fake.settle()
+
+            posted = h.fake.channel_messages()[before:]
+            current = [h.fake.current(m) for m in posted]
+            took = [m for m in current if " took " in m.content]
+            assert len(took) == 2, [m.content for m in current]
+            older, newer = took  # in the order they were posted
+            assert not older.files and not older.custom_ids  # news only
+            last = current[-1]
+            assert last is newer and last.files and last.custom_ids
+            version = (await h.service.status(CHANNEL_ID)).version
+            assert all(c.startswith(f"ft:{info.id}:{version}:") for c in last.custom_ids)
+            assert "went out before its predecessor" not in caplog.text
+        finally:
+            release.set()
+            await close_harness(h)
+
+
+async def test_overtaken_is_set_by_a_newer_delivery_only() -> None:
+    from bot.delivery import _Sequence
+    from bot.overtake import unless as _unless
+
+    seq = _Sequence()
+    seq.begin(3)
+    three = seq.overtaken(3)
+    seq.begin(3.5)  # a resync's place overtakes nothing
+    assert not three.is_set()
+    seq.begin(4)
+    assert three.is_set()
+    assert seq.overtaken(2).is_set()  # asked after 4 began: already overtaken
+    await seq.done(3)
+    assert not seq.overtaken(4).is_set()
+
+    import asyncio
+
+    started = asyncio.Event()
+
+    async def slow() -> str:
+        started.set()
+        await asyncio.sleep(10)
+        return "drawn"
+
+    event = asyncio.Event()
+    task = asyncio.ensure_future(_unless(event, slow()))
+    await started.wait()
+    event.set()
+    assert await asyncio.wait_for(task, 2) is None
+    assert await _unless(asyncio.Event(), asyncio.sleep(0, "drawn")) == "drawn"
+    assert await _unless(None, asyncio.sleep(0, "drawn")) == "drawn"

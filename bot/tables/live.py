@@ -24,6 +24,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from bot.loop_turns import LoopTurns
 from bot.store import Store, TableRecord, VersionConflict
 from bot.tables.agents import AgentProvider, EngineAgents
 from bot.tables.errors import NoTable, StaleVersion, TableChanged, TableError, UnknownGame
@@ -163,6 +164,9 @@ class ServiceBase:
         self._ai_tasks: set[asyncio.Task[None]] = set()
         self._timer_tasks: set[asyncio.Task[None]] = set()
         self._closed = False
+        self.turns = LoopTurns()
+        """Each operation's work on its table waits for its turn on the event loop, so
+        a burst of clicks never holds up the acknowledgements (bot/loop_turns.py)."""
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         """This service's name in the store's leases (unique per process and start)."""
 
@@ -331,6 +335,7 @@ class ServiceBase:
                 # A channel whose table ended in another process may hold a newer one.
                 if isinstance(ref, int) and not t.status.live and attempt == 0:
                     continue
+                await self.turns.take()
                 yield t
                 return
         raise NoTable()
