@@ -107,6 +107,7 @@ import tempfile
 import time
 import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -688,34 +689,63 @@ _BY_GAME = ("SELECT t.game_id, COUNT(*) FROM actions a JOIN tables t ON t.id = a
 
 
 class SqliteProbe:
-    """The bot's SQLite file, opened read-only per query (the bot writes in WAL mode)."""
+    """The bot's SQLite file, read through one read-only connection (the bot writes in
+    WAL mode) in a thread of its own.
+
+    Not on the event loop: this process is the emulator, and the bot's latencies are
+    stamped here. A thousand people each checking their table's status every few
+    seconds, with a connection opened per query on the loop, stopped the emulator for
+    up to 1.5 s (its loop-lag sampler's stacks), and every interaction answered in that
+    time was counted late by as much."""
 
     def __init__(self, db: Path) -> None:
         self.db = db
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="sqlite-probe")
+        self._conn: sqlite3.Connection | None = None
+        self._closed = False
 
-    def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        with sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=10) as conn:
-            return conn.execute(sql, args).fetchall()
+    def _read_now(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        if self._conn is None:  # made and used in the probe's one thread only
+            self._conn = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=10,
+                                         isolation_level=None)
+        return self._conn.execute(sql, args).fetchall()
 
-    async def moves(self) -> int:
-        return int(self._read("SELECT COUNT(*) FROM actions")[0][0])
+    async def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._thread, self._read_now, sql, args)
 
-    async def moves_by_game(self) -> dict[str, int]:
-        return {str(g): int(n) for g, n in self._read(_BY_GAME)}
-
-    async def status(self, channel_id: int) -> str | None:
-        rows = self._read("SELECT status FROM tables WHERE channel_id = ? "
-                          "ORDER BY created_at DESC LIMIT 1", (channel_id,))
-        return str(rows[0][0]) if rows else None
-
-    async def set_seed(self, channel_id: int, seed: int) -> None:
+    def _seed_now(self, channel_id: int, seed: int) -> None:
         with sqlite3.connect(self.db, timeout=10) as conn:
             conn.execute("UPDATE tables SET seed = ? WHERE id = (SELECT id FROM tables WHERE "
                          "channel_id = ? AND status = 'lobby' ORDER BY created_at DESC "
                          "LIMIT 1)", (seed, channel_id))
 
+    async def moves(self) -> int:
+        return int((await self._read("SELECT COUNT(*) FROM actions"))[0][0])
+
+    async def moves_by_game(self) -> dict[str, int]:
+        return {str(g): int(n) for g, n in await self._read(_BY_GAME)}
+
+    async def status(self, channel_id: int) -> str | None:
+        rows = await self._read("SELECT status FROM tables WHERE channel_id = ? "
+                                "ORDER BY created_at DESC LIMIT 1", (channel_id,))
+        return str(rows[0][0]) if rows else None
+
+    async def set_seed(self, channel_id: int, seed: int) -> None:
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._thread, self._seed_now, channel_id, seed)
+
     async def close(self) -> None:
-        return None
+        def shut() -> None:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+        if self._closed:
+            return
+        self._closed = True
+        await asyncio.get_running_loop().run_in_executor(self._thread, shut)
+        self._thread.shutdown(wait=True)
 
 
 class PostgresProbe:
@@ -781,7 +811,11 @@ async def open_backend(name: str, workdir: Path, pg_url: str = PG_ADMIN_URL
     server of ``pg_url`` and dropped afterwards (the bot runs its migrations into it)."""
     if name == "sqlite":
         db = workdir / "fabletop.db"  # tests.e2e.harness.BotProcess's file
-        yield Backend(name, {}, SqliteProbe(db), str(db))
+        probe = SqliteProbe(db)
+        try:
+            yield Backend(name, {}, probe, str(db))
+        finally:
+            await probe.close()
         return
     if name != "postgres":
         raise ValueError(f"unknown backend {name!r} (sqlite or postgres)")
