@@ -54,16 +54,19 @@ async def test_a_move_committed_before_a_crash_is_announced_after_the_restart(e2
     nxt = await wait_next_prompt(emu, bot.db_path, emu.channel, prompt.id, after_version=0,
                                  timeout=20)
     assert nxt is not None and prompt_version(nxt) == 1
-    # Whoever the committed state says acts next is pinged (the move may keep the turn
-    # with the same player: a Rat of the Pied Piper; the seed is the lobby's own).
+    # Whoever the committed state says acts next is pinged, unless the turn message
+    # before already asked them (the move may keep the turn with the same player: a Rat
+    # of the Pied Piper). Seats are the lobby's shuffled seating, not the join order.
     committed = table_row(bot.db_path, emu.channel.id)
     assert committed is not None and committed.state is not None
     game = get_game(committed.game_id)
     to_act = game.to_act(game.load_state(committed.state))
-    people = {0: alice, 1: bob}
+    by_id = {alice.id: alice, bob.id: bob}
+    people = {i: by_id[int(s["user_id"])] for i, s in enumerate(committed.seats)}
     assert to_act
-    if [people[s] for s in to_act] != [actor]:
-        assert all(people[s].mention in nxt.content for s in to_act)
+    for seat in to_act:
+        if people[seat] != actor:
+            assert people[seat].mention in nxt.content, (seat, nxt.content)
     # Marked delivered after the messages went out (later under load than a settle).
     await emu.wait_for(lambda: all(done is not None
                                    for _v, done in outboxes(bot.db_path, row.id)),
