@@ -466,8 +466,11 @@ class Delivery:
         if same_turn or quiet:
             assert prev is not None
             merged = _merge(list(prev.lines), lines, MAX_CONTENT - 200)
-            # an edit pings nobody: the mention only says again whose turn it is
-            still = tuple(u for u in prev.pinged if u in humans) if narrowed else prev.pinged
+            # An edit pings nobody: the mention only says again whose turn it is, so it
+            # names whoever is to act now. (It named the people this message first asked:
+            # after a draft's last pick that was the other player, and the player to act,
+            # asked by the round before, was not named at all.)
+            still = tuple(humans)
             content = _content(merged + whose, still, "it's your turn")
             edited = await self._edit(prev, content, buttons, png)
             if edited:
@@ -494,10 +497,15 @@ class Delivery:
             return False, None
         if prev is not None and prev.has_buttons and prev.message_id != sent.id:
             await self._strip_buttons(prev.channel_id, prev.message_id)
+        # A repeat of a post that a process killed after sending it had made comes back
+        # as that message (its nonce), buttons and all, even when this delivery sends
+        # none (overtaken by a click answered meanwhile): what it carries is recorded,
+        # so the next turn message takes them off.
+        carries_buttons = buttons is not None or bool(getattr(sent, "components", None))
         turn = TurnMessage(
             table_id=info.id, channel_id=update.channel_id, message_id=sent.id,
             version=update.version, pinged=tuple(humans), lines=tuple(lines),
-            has_buttons=buttons is not None,
+            has_buttons=carries_buttons,
             board_key=key if png is not None else (prev.board_key if prev else None))
         self._turns[info.id] = turn
         self._turn_seats[info.id] = tuple(info.to_act)

@@ -613,3 +613,31 @@ async def test_the_draft_picks_of_a_round_share_one_message(h: Harness) -> None:
             assert f"<@{ANN}>" not in now.content.splitlines()[-1]  # only Bob is asked now
     # the round is over: the next round is asked in a new message
     assert len(h.fake.channel_messages()) == count + 1
+
+
+@pytest.mark.parametrize("first", [ANN, BOB])
+async def test_after_the_draft_the_turn_message_names_only_who_acts(h: Harness,
+                                                                    first: int) -> None:
+    """The draft asks everyone in one message per round, and each pick edits it. When the
+    last pick ends the draft and its picker is the one to act next, that edit must name
+    the player to act, not the one the message first asked (in the load benchmark the
+    other player clicked, and was told it was not their turn). ``first`` picks first in
+    every round, so one of the two runs ends on the first placer's own pick."""
+    await open_table(h, "basic_tiles=draft")
+    last = None
+    for _ in range(12):
+        info = await h.service.status(CHANNEL_ID)
+        users = sorted(info.to_act_users, key=lambda u: u != first)
+        legal = await h.service.legal_actions(CHANNEL_ID, users[0])
+        if len(users) == 1 and legal[0].kind != "draft":
+            break
+        last = users[0]
+        await h.bot.delivery.deliver(await h.service.act(CHANNEL_ID, users[0], legal[0]))
+        await h.fake.settle()
+    info = await h.service.status(CHANNEL_ID)
+    (acting,) = info.to_act_users
+    other = ANN if acting == BOB else BOB
+    turn = h.fake.current(h.fake.last_prompt())
+    assert f"<@{other}>" not in turn.content, turn.content
+    if last == acting:  # the draft's last pick and the first placement: one message
+        assert f"<@{acting}>" in turn.content, turn.content
