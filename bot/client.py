@@ -32,6 +32,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import gateway_turns
 from bot.collector import Collector
 from bot.delivery import Delivery, Renderer
 from bot.render_pool import RenderPool
@@ -480,6 +481,7 @@ async def run_bot(settings: Settings, *, sync: bool = False) -> int:
     apply_discord_endpoints(settings)
     collector = Collector()  # full collections on the clock: bot/collector.py
     collector.install()
+    gateway_turns.install()  # a burst of gateway events yields to the acknowledgements
     refresh = asyncio.create_task(collector.run(), name="fabletop-full-collections")
     # Fabletop has no voice: discord.py's warnings about voice libraries are noise at
     # every start.
