@@ -501,7 +501,7 @@ class Delivery:
         # as that message (its nonce), buttons and all, even when this delivery sends
         # none (overtaken by a click answered meanwhile): what it carries is recorded,
         # so the next turn message takes them off.
-        carries_buttons = buttons is not None or bool(getattr(sent, "components", None))
+        carries_buttons = buttons is not None or bool(sent.components)
         turn = TurnMessage(
             table_id=info.id, channel_id=update.channel_id, message_id=sent.id,
             version=update.version, pinged=tuple(humans), lines=tuple(lines),

@@ -21,11 +21,10 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from discord.gateway import DiscordWebSocket
 
-__all__ = ["SLICE", "install"]
+__all__ = ["SLICE", "install", "installed"]
 
 SLICE = 0.02
 """Seconds of reading the gateway after which the event loop gets a turn."""
@@ -52,6 +51,6 @@ def install() -> None:
     DiscordWebSocket.poll_event = poll_event  # type: ignore[method-assign]
 
 
-def installed() -> Any:
+def installed() -> bool:
     """Whether :func:`install` has run in this process (for tests)."""
-    return getattr(DiscordWebSocket.poll_event, "_gives_turns", False)
+    return bool(getattr(DiscordWebSocket.poll_event, "_gives_turns", False))
