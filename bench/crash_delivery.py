@@ -47,7 +47,7 @@ from tests.e2e.play import fti_turn, prompt_version, table_row  # noqa: E402
 from tests.emulator import Channel, Emulator, Message  # noqa: E402
 
 RESULT = "Game over"
-"""How the result of a finished game begins (bot/tables/texts.outcome_text)."""
+"""How the result of a finished game begins (bot/core/tables/texts.outcome_text)."""
 
 
 @dataclass

@@ -143,7 +143,7 @@ from bench.load import (  # noqa: E402
 from bench.load_drivers import DRIVERS, GAMES, GameTable, Played  # noqa: E402
 from tests.e2e.harness import BotProcess  # noqa: E402
 
-SHED_POLL = 5.0  # the bot's timer loop sheds idle tables this often (bot/tables/timers.py)
+SHED_POLL = 5.0  # the bot's timer loop sheds idle tables this often (bot/core/tables/timers.py)
 P99_RATIO_TARGET = 10.0  # bot p99 / minimal bot p99, at 1,000 tables
 IDLE_TARGET = 50 * 2**10  # bytes per idle table
 TARGET_SIZE = 1000

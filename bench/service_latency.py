@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 from bench.stats import percentile
-from bot.store.sqlite import SqliteStore
-from bot.tables import EngineAgents, TableService, TableStatus
+from bot.core.store.sqlite import SqliteStore
+from bot.core.tables import EngineAgents, TableService, TableStatus
 from engines.core import Rng
 
 GAME = "fairy-tale-inn"

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 if TYPE_CHECKING:  # the store is imported by the commands that use it (fast --help)
-    from bot.store import Store
+    from bot.core.store import Store
 
 __all__ = ["build_parser", "main", "version"]
 
@@ -161,7 +161,7 @@ def _configure_logging(level: int) -> None:
 
 
 def _settings(**overrides: object):  # -> Settings (imported lazily: fast --help)
-    from bot.settings import load_settings
+    from bot.core.settings import load_settings
 
     return load_settings(**overrides)
 
@@ -182,8 +182,8 @@ def _size(n: int) -> str:
 
 
 def _backup(settings: Any, file: str | None) -> int:
-    from bot.store import StoreError
-    from bot.store.backup import backup_sqlite, default_backup_path, pg_dump_command
+    from bot.core.store import StoreError
+    from bot.core.store.backup import backup_sqlite, default_backup_path, pg_dump_command
 
     if settings.database_url:
         dump = Path(file) if file else default_backup_path().with_suffix(".dump")
@@ -203,7 +203,7 @@ def _backup(settings: Any, file: str | None) -> int:
 
 
 def _same_database(a: str, b: str) -> bool:
-    from bot.store.factory import is_postgres
+    from bot.core.store.factory import is_postgres
 
     if is_postgres(a) or is_postgres(b):
         return a.rstrip("/") == b.rstrip("/")
@@ -228,8 +228,8 @@ class _Refused(Exception):
 
 async def _open(target: str, role: str) -> Store:
     """The open store at ``target``, or :class:`_Refused` saying why not in one line."""
-    from bot.store.factory import is_postgres, store_for
-    from bot.store.transfer import redact_password
+    from bot.core.store.factory import is_postgres, store_for
+    from bot.core.store.transfer import redact_password
 
     if role == "source" and not is_postgres(target) and not Path(target).is_file():
         raise _Refused(f"no SQLite database at {target}")
@@ -246,9 +246,9 @@ async def _transfer(source: str, target: str, *, drop_undelivered: bool) -> int:
     """Copy ``source`` into ``target``, compare them, replay every table of the target;
     print the counts and what is wrong. 0: a good copy; 1: a table differs or does not
     replay; 2: refused (nothing or only whole tables written)."""
-    from bot.store import StoreError
-    from bot.store.transfer import compare_stores, copy_store, redact_password
-    from bot.tables.audit import audit_store
+    from bot.core.store import StoreError
+    from bot.core.store.transfer import compare_stores, copy_store, redact_password
+    from bot.core.tables.audit import audit_store
 
     if _same_database(source, target):
         raise _Refused("the source and the target are the same database")

@@ -33,12 +33,12 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import gateway_turns
-from bot.collector import Collector
+from bot.core.collector import Collector
+from bot.core.settings import Settings, apply_discord_endpoints
+from bot.core.tables import Outbox, TableService, UserError
 from bot.delivery import Delivery, Renderer
 from bot.render_pool import RenderPool
 from bot.replies import apology, expired, private
-from bot.settings import Settings, apply_discord_endpoints
-from bot.tables import Outbox, TableService, UserError
 from bot.turns import TurnController
 from bot.ui.forms import FORM_TEMPLATE, form_text
 from bot.ui.ids import BUTTON_TEMPLATE, SELECT_TEMPLATE
@@ -479,7 +479,7 @@ def create_bot(settings: Settings, **kwargs: Any) -> FabletopBot:
 async def run_bot(settings: Settings, *, sync: bool = False) -> int:
     """Run the bot until interrupted; returns an exit code."""
     apply_discord_endpoints(settings)
-    collector = Collector()  # full collections on the clock: bot/collector.py
+    collector = Collector()  # full collections on the clock: bot/core/collector.py
     collector.install()
     gateway_turns.install()  # a burst of gateway events yields to the acknowledgements
     refresh = asyncio.create_task(collector.run(), name="fabletop-full-collections")

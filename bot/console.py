@@ -1,6 +1,6 @@
 """The offline console table: play a Fabletop game in a terminal.
 
-It drives the very same :class:`bot.tables.TableService` as the Discord bot (SQLite
+It drives the very same :class:`bot.core.tables.TableService` as the Discord bot (SQLite
 file, versions, AI seats, outboxes), so a console game is a real table: quit with
 ``q`` and run the command again to resume it. ::
 
@@ -57,7 +57,7 @@ from bot.console_texts import (
     rules_text,
     team_result,
 )
-from bot.tables import (
+from bot.core.tables import (
     EngineAgents,
     Outbox,
     TableError,

@@ -2,7 +2,7 @@
 
 Kept apart from the console's control flow so each text can be read (and tested) on
 its own. Nothing here reads a table's state: the words come from a game's declaration
-(:mod:`engines.catalog`) and from a finished table's :class:`~bot.tables.TableInfo`.
+(:mod:`engines.catalog`) and from a finished table's :class:`~bot.core.tables.TableInfo`.
 
 A game is a **team game** (co-operative: everyone wins or loses together) when its
 engine says so with a ``cooperative`` class attribute. The engines declare no such

@@ -1,6 +1,6 @@
 """Getting a table's news to the people at it, from the outbox alone.
 
-An :class:`~bot.tables.Outbox` is self-contained (the public view, each seat's view and
+An :class:`~bot.core.tables.Outbox` is self-contained (the public view, each seat's view and
 the legal actions of the seats to act, all read at commit), so delivery never asks the
 service again. It posts in version order per table, and once everything is sent it
 marks the durable outbox delivered (with the hand and turn messages it left) in one
@@ -45,12 +45,12 @@ from typing import Any
 
 import discord
 
+from bot.core.loop_turns import LoopTurns
+from bot.core.store import Store, TurnMessage
+from bot.core.tables import Outbox, PrivateUpdate, PublicUpdate, TableInfo, TableStatus
 from bot.hands import HandMessages, digest
-from bot.loop_turns import LoopTurns
 from bot.overtake import unless
 from bot.render_pool import RenderPool, draw_picture
-from bot.store import Store, TurnMessage
-from bot.tables import Outbox, PrivateUpdate, PublicUpdate, TableInfo, TableStatus
 from bot.threads import archive
 from bot.ui.adapter import GameUI
 from bot.ui.games import get_ui
@@ -196,7 +196,7 @@ class Delivery:
         test's, is called in a thread instead)."""
         self.turns = turns if turns is not None else LoopTurns()
         """Shared with the table service: a delivery's work (messages built, buttons,
-        hands) takes its turn on the event loop like a move's (bot/loop_turns.py)."""
+        hands) takes its turn on the event loop like a move's (bot/core/loop_turns.py)."""
         self.hands = HandMessages(self)
         self._sequence: dict[str, _Sequence] = {}
         self._turns: dict[str, TurnMessage] = {}

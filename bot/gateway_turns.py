@@ -7,7 +7,7 @@ of the event loop, and the acknowledgement of the first click of the burst waits
 the parsing of the last one. Measured at 1,000 tables: the loop stopped for up to 135 ms
 inside ``poll_event``. With this, after each event that comes 20 ms or more after the
 loop's last turn given here, the loop takes a turn (``asyncio.sleep(0)``): the clicks
-already parsed are acknowledged (bot/loop_turns.py keeps the heavy work to one piece per
+already parsed are acknowledged (bot/core/loop_turns.py keeps the heavy work to one piece per
 turn), then reading goes on. Between bursts it costs nothing: a suspended ``receive``
 is a turn of the loop already.
 

@@ -33,9 +33,9 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.core.store import HandMessage
+from bot.core.tables import Outbox, SeatNews, TableInfo, TableStatus
 from bot.overtake import unless
-from bot.store import HandMessage
-from bot.tables import Outbox, SeatNews, TableInfo, TableStatus
 from bot.ui.games import get_ui
 from bot.ui.items import build_panel
 from bot.ui.texts import clip, literal

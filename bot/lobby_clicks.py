@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 import discord
 
+from bot.core.tables import NoTable, TableInfo, TableService, TableStatus, UserError
 from bot.replies import display_name, private
-from bot.tables import NoTable, TableInfo, TableService, TableStatus, UserError
 from bot.ui.adapter import Choice, Menu
 from bot.ui.items import OTHER_CHANNEL, build_view, from_elsewhere
 from bot.ui.texts import literal

@@ -1,6 +1,6 @@
 """Replays: a finished game's board as an animated GIF (``/table replay [game]``).
 
-The story comes from :mod:`bot.tables.replay` (the table rebuilt from its action log,
+The story comes from :mod:`bot.core.tables.replay` (the table rebuilt from its action log,
 read through the public view only, one step per change of the board); the pictures are
 the game's own board renderer, drawn through the ``renderer`` given (the bot passes
 ``Delivery.draw``: the render pool's worker processes); the GIF is
@@ -29,10 +29,9 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple
 
-from bot.render_pool import draw_picture
-from bot.store import Store
-from bot.tables import TableService
-from bot.tables.replay import (
+from bot.core.store import Store
+from bot.core.tables import TableService
+from bot.core.tables.replay import (
     NoFinishedGame,
     NotThatGame,
     ReplayTooShort,
@@ -42,7 +41,8 @@ from bot.tables.replay import (
     replay_table,
     require_finished,
 )
-from bot.tables.texts import quote
+from bot.core.tables.texts import quote
+from bot.render_pool import draw_picture
 from renderers.animation import DEFAULT_MAX_BYTES, Still, animate
 
 __all__ = [
@@ -107,7 +107,7 @@ def _lock() -> asyncio.Lock:
 
 
 def _store_of(source: TableService | Store) -> Store:
-    """The store of a :class:`~bot.tables.TableService`, or the store given."""
+    """The store of a :class:`~bot.core.tables.TableService`, or the store given."""
     store = getattr(source, "store", source)
     if not isinstance(store, Store):
         raise TypeError(f"a TableService or a Store, not {type(source).__name__}")
@@ -152,7 +152,7 @@ async def replay_animation(
 ) -> ReplayAnimation:
     """The replay of the finished table ``table_id``: ``(data, filename, summary)``.
 
-    ``source`` is the :class:`~bot.tables.TableService` (or its store); ``renderer``
+    ``source`` is the :class:`~bot.core.tables.TableService` (or its store); ``renderer``
     draws one board (``Delivery.draw``; default: the game's renderer in a thread).
 
     Raises (every one a :class:`~engines.core.UserError` with a message for the person

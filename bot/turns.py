@@ -26,10 +26,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.delivery import CANNOT_POST
-from bot.lobby_clicks import LOBBY_PREFIX, LobbyClicks
-from bot.replies import apology, expired, log_fault, private
-from bot.tables import (
+from bot.core.tables import (
     NoTable,
     NotSeated,
     Outbox,
@@ -38,6 +35,9 @@ from bot.tables import (
     TableService,
     UserError,
 )
+from bot.delivery import CANNOT_POST
+from bot.lobby_clicks import LOBBY_PREFIX, LobbyClicks
+from bot.replies import apology, expired, log_fault, private
 from bot.ui.adapter import Menu, Resolution
 from bot.ui.forms import TextForm
 from bot.ui.games import get_ui
@@ -47,8 +47,8 @@ from engines.catalog import has_hands
 from engines.core import Action, View
 
 if TYPE_CHECKING:
+    from bot.core.tables.lobby import TablePlace
     from bot.delivery import Delivery
-    from bot.tables.lobby import TablePlace
 
 __all__ = ["ANNOUNCE_FAILED", "STALE_DM", "TurnController"]
 

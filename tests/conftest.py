@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from bot.store import SqliteStore, Store
+from bot.core.store import SqliteStore, Store
 
 PG_URL = os.environ.get("FABLETOP_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 REQUIRE_PG = os.environ.get("FABLETOP_REQUIRE_PG") == "1"
@@ -73,7 +73,7 @@ class PgSchema:
 
     def store(self, **kwargs: Any) -> Store:
         """A new, unopened :class:`PostgresStore` on this schema."""
-        from bot.store.postgres import PostgresStore
+        from bot.core.store.postgres import PostgresStore
 
         return PostgresStore(self.url, schema=self.schema, **kwargs)
 
@@ -174,7 +174,7 @@ class Backend:
     async def rows(store: Store, sql: str) -> list[tuple[Any, ...]]:
         """The rows of a plain ``SELECT`` read straight from ``store``'s database, for
         checks the interface has no reader for (claims, stored dates)."""
-        from bot.store.postgres import PostgresStore
+        from bot.core.store.postgres import PostgresStore
 
         if isinstance(store, SqliteStore):
             async with store.db.execute(sql) as cur:

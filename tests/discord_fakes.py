@@ -25,8 +25,8 @@ from discord import app_commands
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 
 from bot.client import FabletopBot
-from bot.settings import Settings
-from bot.tables import TableService
+from bot.core.settings import Settings
+from bot.core.tables import TableService
 
 APP_ID = 900000000000000001
 BOT_ID = APP_ID

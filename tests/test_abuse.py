@@ -18,9 +18,9 @@ import pytest
 
 import bot.delivery as delivery_module
 from bot.cogs.common import Cooldown
+from bot.core.tables import NoTable, TableInfo, TableService, TableStatus
+from bot.core.tables.lobby import TooManyTables
 from bot.delivery import CANNOT_POST
-from bot.tables import NoTable, TableInfo, TableService, TableStatus
-from bot.tables.lobby import TooManyTables
 from bot.ui.items import OTHER_CHANNEL
 from bot.ui.texts import literal
 from tests.discord_fakes import (

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from bot import cli
 from bot.client import FabletopBot, ShardedFabletopBot, create_bot, intents, sync_commands_once
-from bot.settings import Settings, apply_discord_endpoints
+from bot.core.settings import Settings, apply_discord_endpoints
 from tests.discord_fakes import GUILD_ID, FakeDiscord
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -186,7 +186,8 @@ def test_help_lists_the_data_commands_quickly(capsys: pytest.CaptureFixture[str]
     import subprocess
 
     code = ("import sys, bot.cli; sys.exit(any(m in sys.modules for m in "
-            "('bot.store', 'bot.store.transfer', 'bot.tables', 'sqlite3', 'asyncpg')))")
+            "('bot.core.store', 'bot.core.store.transfer', 'bot.core.tables', 'sqlite3', "
+            "'asyncpg')))")
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0
 
 
@@ -286,10 +287,10 @@ def test_doctests_of_the_bot_modules() -> None:
     import doctest
 
     import bot.cogs.common
-    import bot.settings
+    import bot.core.settings
     import bot.ui.ids
 
-    for module in (bot.settings, bot.ui.ids, bot.cogs.common):
+    for module in (bot.core.settings, bot.ui.ids, bot.cogs.common):
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0, module.__name__
 
@@ -306,7 +307,7 @@ async def test_a_broken_cog_does_not_stop_the_others(monkeypatch: pytest.MonkeyP
 def test_env_and_database_are_found_from_any_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from bot.settings import env_file, home, load_settings
+    from bot.core.settings import env_file, home, load_settings
 
     project = tmp_path / "bot-home"
     project.mkdir()
@@ -407,7 +408,7 @@ def test_version_and_help_stay_fast() -> None:
 
     code = ("import sys, bot.cli\n"
             "try:\n    bot.cli.main(['--version'])\nexcept SystemExit:\n    pass\n"
-            "sys.exit(any(m in sys.modules for m in ('bot.tables', 'engines', 'discord', "
+            "sys.exit(any(m in sys.modules for m in ('bot.core.tables', 'engines', 'discord', "
             "'bot.console')))")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True)

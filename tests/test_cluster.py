@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from bot.settings import Settings
-from bot.store import Store
-from bot.tables import NotPlaying, Outbox, StaleVersion, TableService, TableStatus
-from bot.tables.errors import TableChanged
+from bot.core.settings import Settings
+from bot.core.store import Store
+from bot.core.tables import NotPlaying, Outbox, StaleVersion, TableService, TableStatus
+from bot.core.tables.errors import TableChanged
 from engines.core import Action, Game, Rng, Seat
 from tests.conftest import Backend
 from tests.toy_game import TOY_ID, ToyAgent, ToyAgents, toy_registered

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bot.tables import TableInfo
+from bot.core.tables import TableInfo
 from bot.ui.adapter import UnknownChoice
 from bot.ui.games import get_ui
 from bot.ui.games.fairy_tale_inn import FairyTaleInnUI
@@ -417,7 +417,7 @@ async def test_concurrent_tables_in_two_channels(h: Harness) -> None:
 
 @pytest.mark.parametrize("seed", [3, 11])
 async def test_a_whole_game_by_buttons(tmp_path: Path, seed: int) -> None:
-    from bot.tables import TableStatus
+    from bot.core.tables import TableStatus
 
     h = await make_harness(tmp_path / "bot.db", seed=seed)
     try:

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from bot.core.tables import TableStatus
 from bot.replies import INTERNAL_ERROR
-from bot.tables import TableStatus
 from tests.discord_fakes import (
     ANN,
     BOB,

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import bot.delivery as delivery_module
-from bot.tables import interrupt_timeout
+from bot.core.tables import interrupt_timeout
 from bot.ui.games.winter_tales import WinterUI
 from engines.winter_tales.content import load_content
 from tests.discord_fakes import (
@@ -168,7 +168,7 @@ def secret_titles_of_others(hands: dict[int, set[str]], user: int) -> set[str]:
 
 
 async def test_table_options_split_rules_from_settings(h: Harness) -> None:
-    from bot.tables import BadOptions
+    from bot.core.tables import BadOptions
 
     typed = WinterUI().table_options({"skill": True, "interrupt_timeout": 30})
     opts, settings = h.service.split_settings("winter-tales", typed)
@@ -477,7 +477,7 @@ async def test_closed_dms_get_one_nudge_and_the_ephemeral_hand_still_works(h: Ha
 
 
 async def test_hand_message_ids_survive_a_restart(h: Harness, tmp_path: Path) -> None:
-    from bot.store import SqliteStore
+    from bot.core.store import SqliteStore
 
     await open_table(h)
     i = await info(h)

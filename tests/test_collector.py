@@ -1,4 +1,4 @@
-"""The collector's tuning (bot/collector.py): no automatic full collection, young ones
+"""The collector's tuning (bot/core/collector.py): no automatic full collection, young ones
 as before, and a full collection on the clock that frees old cyclic garbage."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.collector import NEVER, Collector
+from bot.core.collector import NEVER, Collector
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from typing import Any
 import discord
 import pytest
 
-from bot.tables import EngineAgents, TableService, TableStatus
+from bot.core.tables import EngineAgents, TableService, TableStatus
 from tests.discord_fakes import (
     ANN,
     BOB,
@@ -194,7 +194,7 @@ async def test_the_lobby_message_is_refreshed_after_slash_commands(h: Harness) -
 
 
 def test_a_lost_co_op_game_reads_well() -> None:
-    from bot.tables.texts import outcome_text
+    from bot.core.tables.texts import outcome_text
     from engines.core import Outcome
 
     text = outcome_text(Outcome(winners=[], scores={}, reason="the king reached his crown"),
@@ -204,7 +204,7 @@ def test_a_lost_co_op_game_reads_well() -> None:
 
 
 def test_a_tied_winter_tale_says_how_it_was_decided() -> None:
-    from bot.tables.texts import outcome_text
+    from bot.core.tables.texts import outcome_text
     from engines.core import Outcome
 
     names = {0: "A", 1: "B", 2: "C"}.__getitem__
@@ -252,7 +252,7 @@ async def test_the_arbiter_is_told_why_a_ruling_does_not_apply(tmp_path: Path) -
 async def test_the_losing_half_of_a_double_click_in_a_dm_is_pointed_to_the_hand(
         h: Harness) -> None:
     """In a DM there is no channel message to go back to: the reply names the hand."""
-    from bot.tables import StaleVersion
+    from bot.core.tables import StaleVersion
     from bot.turns import STALE_DM
 
     said: list[str] = []
@@ -363,7 +363,7 @@ async def test_an_alert_of_a_superseded_update_still_reaches_its_seat(h: Harness
     private line that must be noticed (the X-card notice to the Arbiter) still goes."""
     from dataclasses import replace
 
-    from bot.tables import PrivateUpdate
+    from bot.core.tables import PrivateUpdate
     from engines.winter_tales.content import load_content
 
     await h.slash("table new", ANN, uname="Ann", game="winter-tales")

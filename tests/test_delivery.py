@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.core.store import SqliteStore
+from bot.core.tables import TableInfo, TableStatus
 from bot.delivery import CANNOT_DM
-from bot.store import SqliteStore
-from bot.tables import TableInfo, TableStatus
 from bot.ui.games import get_ui
 from bot.ui.ids import ButtonId
 from tests.discord_fakes import (
@@ -147,7 +147,7 @@ async def test_nudge_for_someone_else_never_carries_the_secret(h: Harness) -> No
     info = await toy_table(h)
     delivery = h.bot.delivery
     await delivery.mark_dm_closed(BOB)
-    from bot.tables import PrivateUpdate
+    from bot.core.tables import PrivateUpdate
 
     update = PrivateUpdate(table_id=info.id, channel_id=CHANNEL_ID, user_id=BOB,
                            seat=info.seat_of(BOB).index, version=info.version,

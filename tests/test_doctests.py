@@ -18,10 +18,24 @@ import engines
 import renderers
 
 BOT_MODULES = [
-    "bot.cogs.common", "bot.delivery", "bot.tables.texts", "bot.ui.adapter", "bot.ui.forms",
-    "bot.ui.games.pocket", "bot.ui.games.treasure", "bot.ui.games.winter_tales", "bot.ui.ids",
-    "bot.ui.texts", "bot.cogs.pocket", "bot.tables.ratings", "bot.tables.history",
-    "bot.threads", "bot.store.factory", "bot.settings", "bot.loop_turns", "bot.overtake",
+    "bot.cogs.common",
+    "bot.delivery",
+    "bot.core.tables.texts",
+    "bot.ui.adapter",
+    "bot.ui.forms",
+    "bot.ui.games.pocket",
+    "bot.ui.games.treasure",
+    "bot.ui.games.winter_tales",
+    "bot.ui.ids",
+    "bot.ui.texts",
+    "bot.cogs.pocket",
+    "bot.core.tables.ratings",
+    "bot.core.tables.history",
+    "bot.threads",
+    "bot.core.store.factory",
+    "bot.core.settings",
+    "bot.core.loop_turns",
+    "bot.overtake",
     "bot.render_pool",
 ]
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from bot.cogs.history import history_text
-from bot.store import ResultRecord, TableRecord, utcnow
-from bot.tables import NoTable, TableStatus
-from bot.tables.ratings import rate_results
+from bot.core.store import ResultRecord, TableRecord, utcnow
+from bot.core.tables import NoTable, TableStatus
+from bot.core.tables.ratings import rate_results
 from engines.core import Outcome
 from tests.discord_fakes import (
     ANN,

@@ -9,11 +9,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.store import ActionRecord, JournalRecord, Store, TableRecord, VersionConflict
-from bot.store.sqlite import SqliteStore
-from bot.store.transfer import compare_stores, copy_store
-from bot.tables import TableService
-from bot.tables.audit import audit_store, replay_check
+from bot.core.store import ActionRecord, JournalRecord, Store, TableRecord, VersionConflict
+from bot.core.store.sqlite import SqliteStore
+from bot.core.store.transfer import compare_stores, copy_store
+from bot.core.tables import TableService
+from bot.core.tables.audit import audit_store, replay_check
 from engines import get_game
 from tests.conftest import Backend
 
@@ -154,7 +154,7 @@ def _quoted(text: str) -> str:
 
 
 async def _execute(store: Store, sql: str) -> None:
-    from bot.store.postgres import PostgresStore
+    from bot.core.store.postgres import PostgresStore
 
     if isinstance(store, SqliteStore):
         await store.db.execute(sql)

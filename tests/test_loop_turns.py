@@ -1,4 +1,4 @@
-"""bot/loop_turns.py: heavy work takes turns on the event loop, light callbacks run
+"""bot/core/loop_turns.py: heavy work takes turns on the event loop, light callbacks run
 between the turns, and a turn can never be held for good."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from bot.loop_turns import LoopTurns
+from bot.core.loop_turns import LoopTurns
 
 
 async def _burst(turns: LoopTurns | None, pieces: int) -> tuple[list[str], int]:

@@ -1,4 +1,4 @@
-"""Replays of finished games (``bot.replays``, ``bot.tables.replay``, ``renderers.animation``).
+"""Replays of finished games (``bot.replays``, ``bot.core.tables.replay``, ``renderers.animation``).
 
 Each game is played to its end (seeded random moves, or an AI where random play never
 ends), stored as the bot stores it, and replayed. A frame is checked as the leak check
@@ -22,9 +22,8 @@ from PIL import Image
 
 import renderers
 from bot import replays
-from bot.replays import channel_replay, replay_animation
-from bot.store import ActionRecord, SqliteStore, TableRecord
-from bot.tables.replay import (
+from bot.core.store import ActionRecord, SqliteStore, TableRecord
+from bot.core.tables.replay import (
     NoFinishedGame,
     NotThatGame,
     ReplayTooShort,
@@ -33,6 +32,7 @@ from bot.tables.replay import (
     replay_table,
     spread,
 )
+from bot.replays import channel_replay, replay_animation
 from engines import get_game
 from engines.agents import get_agent
 from engines.core import Game, Rng
@@ -367,7 +367,7 @@ async def test_games_that_cannot_be_replayed(store: SqliteStore) -> None:
 
 
 async def test_a_service_a_thread_renderer_and_the_cache(tmp_path: Path) -> None:
-    from bot.tables import TableService
+    from bot.core.tables import TableService
 
     service = await TableService.open_sqlite(tmp_path / "service.db")
     try:
@@ -387,7 +387,7 @@ def test_docstring_examples() -> None:
     # renderers.animation's run with every renderer's (tests/test_doctests.py)
     import doctest
 
-    import bot.tables.replay
+    import bot.core.tables.replay
 
-    result = doctest.testmod(bot.tables.replay, optionflags=doctest.ELLIPSIS)
+    result = doctest.testmod(bot.core.tables.replay, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.tables import TableService
+from bot.core.tables import TableService
 from tests.toy_game import TOY_ID, ToyAgents, toy_registered
 
 CH, GUILD, ANN, BOB = 800, 1, 301, 302

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from bot.store import (
+from bot.core.store import (
     ActionRecord,
     ChannelTaken,
     EventRecord,
@@ -32,7 +32,7 @@ from bot.store import (
     TurnMessage,
     VersionConflict,
 )
-from bot.store.migrations import LATEST, MIGRATIONS
+from bot.core.store.migrations import LATEST, MIGRATIONS
 
 if TYPE_CHECKING:
     from tests.conftest import Backend

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from bot.store import (
+from bot.core.store import (
     ActionRecord,
     EventRecord,
     HandMessage,
@@ -25,11 +25,11 @@ from bot.store import (
     TurnMessage,
     VersionConflict,
 )
-from bot.store.factory import store_for
-from bot.store.migrations import LATEST, MIGRATIONS
+from bot.core.store.factory import store_for
+from bot.core.store.migrations import LATEST, MIGRATIONS
 
 if TYPE_CHECKING:
-    from bot.store.postgres import PostgresStore
+    from bot.core.store.postgres import PostgresStore
     from tests.conftest import PgSchema
 
 
@@ -64,7 +64,7 @@ async def _opened(pg: PgSchema, **kwargs: Any) -> PostgresStore:
 
 
 def test_the_pg_migrations_are_sqlites_under_the_same_numbers() -> None:
-    from bot.store.pg_migrations import PG_MIGRATIONS
+    from bot.core.store.pg_migrations import PG_MIGRATIONS
 
     assert [(m.version, m.name) for m in PG_MIGRATIONS] == [
         (m.version, m.name) for m in MIGRATIONS]
@@ -93,7 +93,7 @@ async def test_four_concurrent_opens_of_a_new_schema_migrate_once(pg_schema: PgS
 
 
 async def test_the_schema_is_created_and_private(pg_schema: PgSchema) -> None:
-    from bot.store.postgres import PostgresStore
+    from bot.core.store.postgres import PostgresStore
 
     mine = await _opened(pg_schema)
     other_schema = pg_schema.schema + "_b"
@@ -317,7 +317,7 @@ async def test_driver_errors_become_store_errors(pg_schema: PgSchema) -> None:
 
 
 async def test_a_refused_connection_names_the_server() -> None:
-    from bot.store.postgres import PostgresStore
+    from bot.core.store.postgres import PostgresStore
 
     store = PostgresStore("postgresql://fabletop:s3cret@127.0.0.1:1/fabletop")
     with pytest.raises(StoreError) as info:
@@ -339,7 +339,7 @@ async def test_a_missing_database_is_a_store_error(pg_schema: PgSchema) -> None:
 
 
 def test_repr_never_shows_a_password() -> None:
-    from bot.store.postgres import PostgresStore
+    from bot.core.store.postgres import PostgresStore
 
     store = store_for("postgresql://postgres:hunter2@127.0.0.1:5432/test?password=x&a=b")
     assert repr(store) == "<PostgresStore postgresql://postgres@127.0.0.1:5432/test?a=b>"
@@ -352,7 +352,7 @@ def test_repr_never_shows_a_password() -> None:
 
 
 def test_docstring_examples() -> None:
-    import bot.store.postgres
+    import bot.core.store.postgres
 
-    result = doctest.testmod(bot.store.postgres)
+    result = doctest.testmod(bot.core.store.postgres)
     assert result.failed == 0 and result.attempted > 0

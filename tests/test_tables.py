@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from bot.tables import (
+from bot.core.tables import (
     AlreadyHasTable,
     AlreadySeated,
     BadOptions,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.tables import EngineAgents, Outbox, TableService, TableStatus
+from bot.core.tables import EngineAgents, Outbox, TableService, TableStatus
 from engines import get_game
 from engines.core import Rng
 

@@ -25,13 +25,13 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 from bot import cli
-from bot.settings import Settings
-from bot.store import HandMessage, Store, TurnMessage
-from bot.store.backup import backup_sqlite, backup_sqlite_sync, default_backup_path
-from bot.store.factory import store_for
-from bot.store.transfer import TransferError, compare_stores, copy_store
-from bot.tables import EngineAgents, Outbox, TableService, TableStatus
-from bot.tables.audit import audit_store, replay_check
+from bot.core.settings import Settings
+from bot.core.store import HandMessage, Store, TurnMessage
+from bot.core.store.backup import backup_sqlite, backup_sqlite_sync, default_backup_path
+from bot.core.store.factory import store_for
+from bot.core.store.transfer import TransferError, compare_stores, copy_store
+from bot.core.tables import EngineAgents, Outbox, TableService, TableStatus
+from bot.core.tables.audit import audit_store, replay_check
 from engines.core import Rng
 from tests.conftest import PG_URL, PgSchema, require_pg
 
@@ -327,8 +327,8 @@ async def test_replay_check_reasons(source: Path, ids: dict[str, str]) -> None:
         await store.close()
 
 
-@pytest.mark.parametrize("module", ["bot.tables.audit", "bot.store.backup",
-                                    "bot.store.transfer"])
+@pytest.mark.parametrize("module", ["bot.core.tables.audit", "bot.core.store.backup",
+                                    "bot.core.store.transfer"])
 def test_docstring_examples(module: str) -> None:
     import importlib
 
@@ -390,7 +390,7 @@ async def test_backup_while_the_bot_writes(tmp_path: Path) -> None:
 
 
 def test_backup_refuses_a_missing_database_and_an_existing_file(tmp_path: Path) -> None:
-    from bot.store import StoreError
+    from bot.core.store import StoreError
 
     with pytest.raises(StoreError, match="no SQLite database"):
         backup_sqlite_sync(tmp_path / "nothing.db", tmp_path / "b.db")

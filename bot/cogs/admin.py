@@ -8,8 +8,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.core.tables import UserError
 from bot.replies import acknowledge
-from bot.tables import UserError
 
 if TYPE_CHECKING:
     from bot.client import FabletopBot

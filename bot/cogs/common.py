@@ -16,9 +16,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.core.tables import NoTable, TableInfo, TableService, TableStatus, UnknownGame, UserError
 from bot.delivery import CANNOT_POST
 from bot.replies import acknowledge, display_name, private
-from bot.tables import NoTable, TableInfo, TableService, TableStatus, UnknownGame, UserError
 from bot.ui.texts import quote
 
 if TYPE_CHECKING:

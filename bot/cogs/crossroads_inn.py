@@ -22,8 +22,8 @@ import discord
 from discord import app_commands
 
 from bot.cogs.common import GameCommands, check_cooldown, delivery_of, service_of
+from bot.core.tables import TableInfo, TableStatus, UserError
 from bot.replies import acknowledge, display_name, private
-from bot.tables import TableInfo, TableStatus, UserError
 from bot.ui.games.crossroads_inn import (
     KIND_WORDS,
     OPTIONS_HELP,

@@ -1,7 +1,7 @@
 """``/stats [member]`` and ``/leaderboard game:``: a server's history of finished games,
 and :func:`history_text`, the channel's recent games (for the lobby's history command).
 
-Thin like every cog: the numbers come from :mod:`bot.tables.ratings` (per server only),
+Thin like every cog: the numbers come from :mod:`bot.core.tables.ratings` (per server only),
 and this module only words them within Discord's limits, names made literal.
 
 Who sees the answer: ``/stats`` answers privately (the command tree's default), since it
@@ -22,10 +22,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.common import display_name, game_autocomplete, match_game, service_of
-from bot.replies import private
-from bot.store import ResultRecord
-from bot.tables import TableService, UserError
-from bot.tables.ratings import (
+from bot.core.store import ResultRecord
+from bot.core.tables import TableService, UserError
+from bot.core.tables.ratings import (
     CoopBoard,
     CoopRow,
     Leaderboard,
@@ -37,6 +36,7 @@ from bot.tables.ratings import (
     member_stats,
     seat_identity,
 )
+from bot.replies import private
 from bot.ui.texts import MAX_CONTENT, literal
 
 if TYPE_CHECKING:

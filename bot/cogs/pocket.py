@@ -20,8 +20,8 @@ import discord
 from discord import app_commands
 
 from bot.cogs.common import GameCommands, service_of
+from bot.core.tables import TableInfo, TableStatus, UserError
 from bot.replies import acknowledge
-from bot.tables import TableInfo, TableStatus, UserError
 from bot.ui.games import get_ui
 from bot.ui.texts import literal
 from engines.agents.pocket import hint as suggest_move

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from discord import app_commands
 
 from bot.cogs.common import GameCommands
-from bot.tables import TableInfo
+from bot.core.tables import TableInfo
 from engines.treasure import load_data
 
 if TYPE_CHECKING:

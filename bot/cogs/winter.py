@@ -28,8 +28,8 @@ import discord
 from discord import app_commands
 
 from bot.cogs.common import GameCommands, delivery_of, service_of
+from bot.core.tables import NoTable, Outbox, TableInfo, TableStatus, UserError
 from bot.replies import acknowledge
-from bot.tables import NoTable, Outbox, TableInfo, TableStatus, UserError
 from bot.ui.games.winter_tales import card_number, thing_name
 from bot.ui.texts import literal, quote
 from engines.core import Action, View

@@ -173,7 +173,7 @@ class GameUI:
     def hand_text(self, info: Any, view: View, legal: Sequence[Action],
                   news: Sequence[str]) -> str:
         """The words of a seat's hand message, from its OWN view only. ``info`` is the
-        table (:class:`bot.tables.TableInfo`); ``news`` the seat's latest private lines."""
+        table (:class:`bot.core.tables.TableInfo`); ``news`` the seat's latest private lines."""
         from renderers.text import generic_board
 
         seat = view.seat if view.seat is not None else -1

@@ -27,7 +27,7 @@ import re
 
 import discord
 
-from bot.tables.texts import quote as cut
+from bot.core.tables.texts import quote as cut
 
 __all__ = ["MAX_CONTENT", "clip", "clip_start", "literal", "quote"]
 

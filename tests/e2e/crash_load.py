@@ -43,8 +43,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bot.store import Store, TableRecord
-from bot.tables.stored import stored_state
+from bot.core.store import Store, TableRecord
+from bot.core.tables.stored import stored_state
 from bot.ui.adapter import UnknownChoice
 from bot.ui.games import get_ui
 from engines import get_game
@@ -56,7 +56,7 @@ from tests.emulator.models import MESSAGE_COMPONENT
 log = logging.getLogger("crash_load")
 
 RESULT = "Game over"
-"""How the result of a finished game begins (bot/tables/texts.outcome_text)."""
+"""How the result of a finished game begins (bot/core/tables/texts.outcome_text)."""
 APOLOGY = "Something went wrong on my side"
 """bot/replies.INTERNAL_ERROR: a fault of ours, never an acceptable answer."""
 SAVED = ("It is saved", "Your passage is in the story")

@@ -110,7 +110,7 @@ class BotProcess:
 
     @property
     def database(self) -> str:
-        """Where the bot keeps its tables, as ``bot.store.factory.store_for`` takes it:
+        """Where the bot keeps its tables, as ``bot.core.store.factory.store_for`` takes it:
         the PostgreSQL URL if one was given, else the SQLite file."""
         return self.database_url or str(self.db_path)
 

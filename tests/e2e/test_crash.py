@@ -5,7 +5,7 @@ before each kill.
 The load and the kills are tests/e2e/crash_load.py. At the end:
 
 * every table's stored state is the replay of its action log, versions 1..N without
-  gaps (``bot.tables.audit.audit_store``);
+  gaps (``bot.core.tables.audit.audit_store``);
 * every move a person saw acknowledged is in the action log exactly once: at the
   version it made, by that person, the very action the click stood for;
 * every human move in the log is one of the clicks the people sent (nothing played
@@ -15,7 +15,7 @@ The load and the kills are tests/e2e/crash_load.py. At the end:
   people's next click is acknowledged, or its AI moves);
 * the bot's log has no traceback.
 
-The database is read through the store API only (``bot.store.factory.store_for``), so
+The database is read through the store API only (``bot.core.store.factory.store_for``), so
 the same code checks SQLite and PostgreSQL. The PostgreSQL case uses a schema of its own
 of the test database (the ``pg_schema`` fixture: ``FABLETOP_TEST_PG``, default
 ``postgresql://postgres@127.0.0.1:5432/test``), named in the bot's DATABASE_URL (asyncpg
@@ -41,8 +41,8 @@ from typing import Any
 
 import pytest
 
-from bot.store.factory import store_for
-from bot.tables.audit import audit_store
+from bot.core.store.factory import store_for
+from bot.core.tables.audit import audit_store
 from tests.e2e.crash_load import SPECS, Killer, Load, TableDriver, drive
 from tests.e2e.harness import BotProcess, stop_quietly
 from tests.emulator import Emulator

@@ -40,9 +40,9 @@ from typing import Any, TypeVar
 
 import pytest
 
-from bot.store import Store, TableRecord
-from bot.store.factory import store_for
-from bot.tables.audit import audit_store
+from bot.core.store import Store, TableRecord
+from bot.core.store.factory import store_for
+from bot.core.tables.audit import audit_store
 from bot.ui.texts import literal
 from engines import get_game
 from tests.conftest import BACKENDS, PgSchema
@@ -344,7 +344,7 @@ REMINDER_MINUTES = 0.1
 """The reminder table's reminder time (6 s): due at the processes' first reminder pass
 after the table starts (a pass runs when a process starts, then every 30 s)."""
 REMINDER_POLL = 30.0
-"""bot.tables.timers.TimersPart.run_reminders' period, as the bot runs it."""
+"""bot.core.tables.timers.TimersPart.run_reminders' period, as the bot runs it."""
 
 
 @pytest.fixture
@@ -536,7 +536,7 @@ def _codes(msg: Message) -> list[str]:
 async def lease_holders(c: Cluster, table_ids: list[str], stop: asyncio.Event
                         ) -> dict[str, set[str]]:
     """Which processes held each table's AI lease, sampled until ``stop`` (a report)."""
-    from bot.store.postgres import PostgresStore
+    from bot.core.store.postgres import PostgresStore
 
     seen: dict[str, set[str]] = {t: set() for t in table_ids}
     assert isinstance(c.store, PostgresStore)

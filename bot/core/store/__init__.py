@@ -471,4 +471,4 @@ class Store(abc.ABC):
     async def set_dm_closed(self, user_id: int, closed: bool) -> None: ...
 
 
-from bot.store.sqlite import SqliteStore  # noqa: E402  (re-export; needs the base above)
+from bot.core.store.sqlite import SqliteStore  # noqa: E402  (re-export; needs the base above)

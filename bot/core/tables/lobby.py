@@ -9,8 +9,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bot.store import ChannelTaken, TableRecord
-from bot.tables.errors import (
+from bot.core.store import ChannelTaken, TableRecord
+from bot.core.tables.errors import (
     AlreadyHasTable,
     AlreadySeated,
     BadOptions,
@@ -25,9 +25,9 @@ from bot.tables.errors import (
     TableFull,
     UnknownAILevel,
 )
-from bot.tables.live import ServiceBase, Table, check_id, clean_name, options_error, seat_dict
-from bot.tables.models import ChannelOrTable, Outbox, PublicUpdate, TableInfo, TableStatus
-from bot.tables.texts import quote
+from bot.core.tables.live import ServiceBase, Table, check_id, clean_name, options_error, seat_dict
+from bot.core.tables.models import ChannelOrTable, Outbox, PublicUpdate, TableInfo, TableStatus
+from bot.core.tables.texts import quote
 from engines.catalog import spec
 from engines.core import GameError, Rng
 
@@ -63,7 +63,7 @@ def no_such_seat(index: object, seats: int) -> str:
 
 
 class LobbyPart(ServiceBase):
-    """Lobby operations of :class:`bot.tables.TableService`."""
+    """Lobby operations of :class:`bot.core.tables.TableService`."""
 
     max_tables_per_member: int = 0
     """Open (lobby or playing) tables one member may host in one server; 0 = no limit.

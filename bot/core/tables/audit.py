@@ -6,9 +6,9 @@ table's seed and options, then every action in version order. This module checks
 for one table (:func:`replay_check`) or for a whole store (:func:`audit_store`), after a
 move between databases (``fabletop export-db``/``import-db``), in crash tests, or
 whenever a stored state is in doubt. It reads only; it needs no Discord and no database
-driver (the store is whatever :class:`bot.store.Store` it is handed).
+driver (the store is whatever :class:`bot.core.store.Store` it is handed).
 
->>> from bot.store import ActionRecord, TableRecord
+>>> from bot.core.store import ActionRecord, TableRecord
 >>> from engines import get_game
 >>> game = get_game("fairy-tale-inn")
 >>> state = game.setup(2, game.parse_options({}), 7)
@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from engines import get_game
 
 if TYPE_CHECKING:  # records and the interface only: this module opens nothing
-    from bot.store import ActionRecord, EventRecord, JournalRecord, Store, TableRecord
+    from bot.core.store import ActionRecord, EventRecord, JournalRecord, Store, TableRecord
 
 __all__ = ["AuditReport", "Mismatch", "audit_store", "replay_check"]
 

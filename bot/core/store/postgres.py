@@ -1,7 +1,7 @@
 """The shared store: PostgreSQL through an asyncpg connection pool.
 
-:class:`PostgresStore` is :class:`~bot.store.Store` with exactly the semantics of
-:class:`~bot.store.sqlite.SqliteStore` (its tests run on both), for several bot
+:class:`PostgresStore` is :class:`~bot.core.store.Store` with exactly the semantics of
+:class:`~bot.core.store.sqlite.SqliteStore` (its tests run on both), for several bot
 processes on one database.
 
 How a call runs. Each call borrows one pooled connection for its whole duration. A
@@ -15,12 +15,12 @@ Why the conditional writes are safe at READ COMMITTED. Every table write is ``UP
 claims are conditional statements of the same kind. When two transactions race for one
 row, the second waits for the first's row lock, then PostgreSQL evaluates its ``WHERE``
 again on the row the first committed: the revision has moved on, so it matches nothing,
-writes nothing, and the store raises :class:`~bot.store.VersionConflict` (or the claim
+writes nothing, and the store raises :class:`~bot.core.store.VersionConflict` (or the claim
 returns false). Exactly one writer wins without retry loops or SERIALIZABLE. The lease
 claim is one ``INSERT ... ON CONFLICT DO UPDATE ... WHERE``: a concurrent insert of the
 same key waits for the other and then takes the conflict path, whose ``WHERE`` decides.
 
-Migrations (:data:`bot.store.pg_migrations.PG_MIGRATIONS`, the same numbers and names as
+Migrations (:data:`bot.core.store.pg_migrations.PG_MIGRATIONS`, the same numbers and names as
 SQLite's) are applied at :meth:`PostgresStore.open`, each in its own transaction that
 first takes ``pg_advisory_xact_lock`` on one fixed key and then re-reads what is
 recorded. An advisory lock rather than a table lock because there may be no table yet to
@@ -42,15 +42,15 @@ may become visible out of id order. Rows of one table cannot: every write of a t
 updates its row first, so they are serialized by that row's lock.
 
 Constraint violations map to the errors SQLite's store raises at the same place: any
-violation by a table row is :class:`~bot.store.ChannelTaken` (the live-channel index
-is the one that matters), by an action or event row :class:`~bot.store.VersionConflict`,
-and a second import of a table id a plain :class:`~bot.store.StoreError`.
+violation by a table row is :class:`~bot.core.store.ChannelTaken` (the live-channel index
+is the one that matters), by an action or event row :class:`~bot.core.store.VersionConflict`,
+and a second import of a table id a plain :class:`~bot.core.store.StoreError`.
 
 ``schema`` puts the store in its own PostgreSQL schema (created if missing): every pooled
 connection starts with ``search_path`` set to it, so the SQL here never names a schema,
 and several stores (tests, or several deployments) can share one database.
 
-asyncpg and OS errors never leave the store: they become :class:`~bot.store.StoreError`
+asyncpg and OS errors never leave the store: they become :class:`~bot.core.store.StoreError`
 with the driver's message (a refused connection at open says plainly where it tried).
 """
 
@@ -64,8 +64,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import asyncpg
 
-from bot.store import RESULT_COLUMNS as _RESULT_COLUMNS
-from bot.store import (
+from bot.core.store import RESULT_COLUMNS as _RESULT_COLUMNS
+from bot.core.store import (
     ActionRecord,
     ChannelTaken,
     EventRecord,
@@ -83,8 +83,8 @@ from bot.store import (
     result_json,
     utcnow,
 )
-from bot.store.migrations import Migration
-from bot.store.pg_migrations import LATEST, PG_MIGRATIONS
+from bot.core.store.migrations import Migration
+from bot.core.store.pg_migrations import LATEST, PG_MIGRATIONS
 
 __all__ = ["MIGRATION_LOCK_KEY", "PostgresStore", "redact", "server_address"]
 

@@ -7,7 +7,7 @@ forget the journal.
 
 from __future__ import annotations
 
-from bot.store import Store, TableRecord
+from bot.core.store import Store, TableRecord
 from engines.core import Game, GameState
 
 __all__ = ["stored_state"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.store import Store
+from bot.core.store import Store
 
 __all__ = ["is_postgres", "store_for"]
 
@@ -22,9 +22,9 @@ def is_postgres(target: str | Path) -> bool:
 def store_for(target: str | Path, **kwargs: object) -> Store:
     """An unopened store on ``target`` (``kwargs`` go to the store's constructor)."""
     if is_postgres(target):
-        from bot.store.postgres import PostgresStore  # asyncpg only when asked for
+        from bot.core.store.postgres import PostgresStore  # asyncpg only when asked for
 
         return PostgresStore(str(target), **kwargs)  # type: ignore[arg-type]
-    from bot.store.sqlite import SqliteStore
+    from bot.core.store.sqlite import SqliteStore
 
     return SqliteStore(target, **kwargs)  # type: ignore[arg-type]

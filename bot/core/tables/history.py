@@ -2,7 +2,7 @@
 committed (and, for a process killed in between, at the next start).
 
 >>> from datetime import UTC, datetime
->>> from bot.store import TableRecord
+>>> from bot.core.store import TableRecord
 >>> from engines.core import Outcome
 >>> rec = TableRecord(id="t", channel_id=5, guild_id=1, game_id="x", options={}, seed=1,
 ...                   status="finished", host_id=7, version=12,
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import logging
 
-from bot.store import ResultRecord, Store, TableRecord
-from bot.tables.stored import stored_state
+from bot.core.store import ResultRecord, Store, TableRecord
+from bot.core.tables.stored import stored_state
 from engines import get_game
 from engines.core import Outcome
 

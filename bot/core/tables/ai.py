@@ -13,10 +13,10 @@ import asyncio
 import contextlib
 import logging
 
-from bot.tables.errors import NoTable, StaleVersion, TableError
-from bot.tables.live import Table
-from bot.tables.models import Outbox, TableStatus
-from bot.tables.play import PlayPart
+from bot.core.tables.errors import NoTable, StaleVersion, TableError
+from bot.core.tables.live import Table
+from bot.core.tables.models import Outbox, TableStatus
+from bot.core.tables.play import PlayPart
 from engines.core import Action, GameError, GameState, IllegalAction, Rng
 
 __all__ = ["AIPart"]
@@ -35,7 +35,7 @@ by at most this, since every process looks for ownerless AI turns on its timer p
 
 
 class AIPart(PlayPart):
-    """AI seats of :class:`bot.tables.TableService`."""
+    """AI seats of :class:`bot.core.tables.TableService`."""
 
     replaced_choices = 0
     """How many AI choices the engine refused and a random legal move replaced (a bug

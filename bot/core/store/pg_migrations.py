@@ -1,6 +1,6 @@
 """The numbered schema migrations of the PostgreSQL store, as data.
 
-The same migrations as :mod:`bot.store.migrations` — the same versions, the same names,
+The same migrations as :mod:`bot.core.store.migrations` — the same versions, the same names,
 the same tables, columns, keys and indexes — written in PostgreSQL's dialect, so that a
 recorded version means the same schema whichever store wrote it (and a table exported
 from one loads into the other unchanged):
@@ -20,20 +20,20 @@ from one loads into the other unchanged):
   event logs the same ``UNIQUE`` keys, and rows of a table go with it (``ON DELETE
   CASCADE``) as in SQLite.
 
-What SQLite has and this list has not: the :class:`~bot.store.migrations.IfTable` steps.
+What SQLite has and this list has not: the :class:`~bot.core.store.migrations.IfTable` steps.
 They copy rows from the small tables the cogs kept in the SQLite file before numbered
 migrations (``winter_hand_messages``, ``winter_table_settings``, ``delivery_dm_closed``)
 and adopt an unnumbered file with ``CREATE ... IF NOT EXISTS``. A PostgreSQL database
 never had any of that (the PostgreSQL store starts at migration 1), so every step here is
 plain SQL, and migration 1 creates its tables outright.
 
-The list is checked at import against :data:`bot.store.migrations.MIGRATIONS`: the same
+The list is checked at import against :data:`bot.core.store.migrations.MIGRATIONS`: the same
 versions and names, in order, or the module refuses to load.
 """
 
 from __future__ import annotations
 
-from bot.store.migrations import LATEST, MIGRATIONS, Migration
+from bot.core.store.migrations import LATEST, MIGRATIONS, Migration
 
 __all__ = ["LATEST", "PG_MIGRATIONS"]
 
@@ -204,8 +204,8 @@ if [(m.version, m.name) for m in PG_MIGRATIONS] != [
     (m.version, m.name) for m in MIGRATIONS
 ]:  # pragma: no cover - a migration added to one store and not the other
     raise RuntimeError(
-        "bot.store.pg_migrations must list the versions and names of "
-        "bot.store.migrations.MIGRATIONS, in order"
+        "bot.core.store.pg_migrations must list the versions and names of "
+        "bot.core.store.migrations.MIGRATIONS, in order"
     )
 if not all(isinstance(step, str) for m in PG_MIGRATIONS for step in m.statements):
     raise RuntimeError("PostgreSQL migrations are plain SQL steps")  # pragma: no cover

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.tables.models import TableInfo, TableStatus
+from bot.core.tables.models import TableInfo, TableStatus
 from engines.core import Outcome, Seat
 
 __all__ = ["join_names", "outcome_text", "quote", "said_in", "status_text"]

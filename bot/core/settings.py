@@ -58,7 +58,7 @@ def home() -> Path:
     """The bot's own folder, where its ``.env`` and database live (README, "Settings"):
     the checkout it runs from (the folder with ``pyproject.toml``), or, for an installed
     package (a Docker image), the working directory."""
-    checkout = Path(__file__).resolve().parents[1]
+    checkout = Path(__file__).resolve().parents[2]
     return checkout if (checkout / "pyproject.toml").is_file() else Path.cwd()
 
 

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from bot.store import ActionRecord, EventRecord, TableRecord, VersionConflict
-from bot.tables.errors import (
+from bot.core.store import ActionRecord, EventRecord, TableRecord, VersionConflict
+from bot.core.tables.errors import (
     AlreadySeated,
     BadSeat,
     NoTable,
@@ -27,10 +27,10 @@ from bot.tables.errors import (
     NotYourTurn,
     StaleVersion,
 )
-from bot.tables.history import result_of
-from bot.tables.live import ServiceBase, Table, check_id, clean_name, seat_dict
-from bot.tables.lobby import no_such_seat
-from bot.tables.models import (
+from bot.core.tables.history import result_of
+from bot.core.tables.live import ServiceBase, Table, check_id, clean_name, seat_dict
+from bot.core.tables.lobby import no_such_seat
+from bot.core.tables.models import (
     ChannelOrTable,
     Outbox,
     PrivateUpdate,
@@ -39,7 +39,7 @@ from bot.tables.models import (
     TableInfo,
     TableStatus,
 )
-from bot.tables.texts import join_names, said_in
+from bot.core.tables.texts import join_names, said_in
 from engines import core
 from engines.core import Action, Event, Game, GameState, Seat, View
 
@@ -60,7 +60,7 @@ anything else to show the clicker instead (a follow-up menu)."""
 
 
 class PlayPart(ServiceBase):
-    """Moves, views and seat handovers of :class:`bot.tables.TableService`."""
+    """Moves, views and seat handovers of :class:`bot.core.tables.TableService`."""
 
     # -- checks ------------------------------------------------------------------
 

@@ -1,14 +1,14 @@
 """Copy every table from one store to another (SQLite to PostgreSQL and back).
 
-:func:`copy_store` moves, through the :class:`~bot.store.Store` interface alone, so any
+:func:`copy_store` moves, through the :class:`~bot.core.store.Store` interface alone, so any
 pair of stores works: every table whatever its status, exactly as stored (its revision,
 times and settings included), with its action and event logs (one
-:meth:`~bot.store.Store.import_table` transaction per table), plus what keeps live
+:meth:`~bot.core.store.Store.import_table` transaction per table), plus what keeps live
 tables working on Discord after the move: the hand messages and the turn message of
 each table (the bot edits those, and their buttons, instead of posting new ones) and
 the closed-DM marks. :func:`compare_stores` then checks the copy row by row; the
 ``fabletop export-db``/``import-db`` commands also replay every copied table
-(:func:`bot.tables.audit.audit_store`).
+(:func:`bot.core.tables.audit.audit_store`).
 
 Two refusals keep a copy simple and safe:
 
@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from bot.store import (
+from bot.core.store import (
     ActionRecord,
     EventRecord,
     HandMessage,

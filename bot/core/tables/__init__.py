@@ -1,13 +1,14 @@
-"""The table service, the discord-free application core (see :mod:`bot.tables.service`).
+"""The table service, the discord-free application core (see :mod:`bot.core.tables.service`).
 
-Its parts, one responsibility each: :mod:`~bot.tables.errors`, the value objects in
-:mod:`~bot.tables.models`, the live cache and locks in :mod:`~bot.tables.live`, the
-:mod:`~bot.tables.lobby`, :mod:`~bot.tables.play`, the AI runner :mod:`~bot.tables.ai`,
-:mod:`~bot.tables.timers` and the status :mod:`~bot.tables.texts`.
+Its parts, one responsibility each: :mod:`~bot.core.tables.errors`, the value objects in
+:mod:`~bot.core.tables.models`, the live cache and locks in :mod:`~bot.core.tables.live`, the
+:mod:`~bot.core.tables.lobby`, :mod:`~bot.core.tables.play`, the AI runner
+:mod:`~bot.core.tables.ai`, :mod:`~bot.core.tables.timers` and the status
+:mod:`~bot.core.tables.texts`.
 """
 
-from bot.tables.agents import Agent, AgentProvider, EngineAgents
-from bot.tables.errors import (
+from bot.core.tables.agents import Agent, AgentProvider, EngineAgents
+from bot.core.tables.errors import (
     AlreadyHasTable,
     AlreadySeated,
     BadOptions,
@@ -26,7 +27,7 @@ from bot.tables.errors import (
     UnknownGame,
     UserError,
 )
-from bot.tables.models import (
+from bot.core.tables.models import (
     ChannelOrTable,
     Listener,
     Outbox,
@@ -37,9 +38,9 @@ from bot.tables.models import (
     TableInfo,
     TableStatus,
 )
-from bot.tables.play import STALE
-from bot.tables.service import TableService
-from bot.tables.timers import interrupt_timeout
+from bot.core.tables.play import STALE
+from bot.core.tables.service import TableService
+from bot.core.tables.timers import interrupt_timeout
 
 __all__ = [
     "STALE",

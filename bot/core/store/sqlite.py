@@ -6,7 +6,7 @@ Every operation is one plain function run whole in aiosqlite's connection thread
 runs one function at a time, two coroutines can never interleave statements inside
 one transaction, and a move costs a single hop to the database thread instead of five.
 
-The schema is :data:`bot.store.migrations.MIGRATIONS`, applied at :meth:`SqliteStore.open`
+The schema is :data:`bot.core.store.migrations.MIGRATIONS`, applied at :meth:`SqliteStore.open`
 one migration per ``BEGIN IMMEDIATE`` transaction that first checks whether another
 process has recorded it meanwhile, so any number of processes may open one file at once.
 SQLite errors never leave the store: they become :class:`StoreError`.
@@ -25,8 +25,8 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.store import RESULT_COLUMNS as _RESULT_COLUMNS
-from bot.store import (
+from bot.core.store import RESULT_COLUMNS as _RESULT_COLUMNS
+from bot.core.store import (
     ActionRecord,
     ChannelTaken,
     EventRecord,
@@ -44,7 +44,7 @@ from bot.store import (
     result_json,
     utcnow,
 )
-from bot.store.migrations import LATEST, MIGRATIONS, IfTable, Migration
+from bot.core.store.migrations import LATEST, MIGRATIONS, IfTable, Migration
 
 T = TypeVar("T")
 

@@ -24,11 +24,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bot.loop_turns import LoopTurns
-from bot.store import Store, TableRecord, VersionConflict
-from bot.tables.agents import AgentProvider, EngineAgents
-from bot.tables.errors import NoTable, StaleVersion, TableChanged, TableError, UnknownGame
-from bot.tables.models import (
+from bot.core.loop_turns import LoopTurns
+from bot.core.store import Store, TableRecord, VersionConflict
+from bot.core.tables.agents import AgentProvider, EngineAgents
+from bot.core.tables.errors import NoTable, StaleVersion, TableChanged, TableError, UnknownGame
+from bot.core.tables.models import (
     ChannelOrTable,
     Clock,
     Listener,
@@ -37,8 +37,8 @@ from bot.tables.models import (
     TableInfo,
     TableStatus,
 )
-from bot.tables.stored import stored_state
-from bot.tables.texts import outcome_text, status_text
+from bot.core.tables.stored import stored_state
+from bot.core.tables.texts import outcome_text, status_text
 from engines import game_ids, get_game
 from engines.core import Game, GameState, Seat, View
 
@@ -145,7 +145,7 @@ class ServiceBase:
         agents: AgentProvider | None = None,
         idle_seconds: float = IDLE_SECONDS,
     ) -> None:
-        """``store`` is a :class:`bot.store.Store`; ``clock`` returns an aware UTC
+        """``store`` is a :class:`bot.core.store.Store`; ``clock`` returns an aware UTC
         datetime (injectable for tests); ``reminder_minutes`` is the default reminder
         delay for new tables (0 = never); ``ai_delay`` seconds are waited before each
         AI move so humans can follow (0 in tests); ``agents`` supplies AI players
@@ -166,7 +166,7 @@ class ServiceBase:
         self._closed = False
         self.turns = LoopTurns()
         """Each operation's work on its table waits for its turn on the event loop, so
-        a burst of clicks never holds up the acknowledgements (bot/loop_turns.py)."""
+        a burst of clicks never holds up the acknowledgements (bot/core/loop_turns.py)."""
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         """This service's name in the store's leases (unique per process and start)."""
 

@@ -1,6 +1,6 @@
 """History and ratings: a server's finished games read back as statistics.
 
-Everything here is computed from the recorded results (:meth:`bot.store.Store.results`),
+Everything here is computed from the recorded results (:meth:`bot.core.store.Store.results`),
 one server at a time, so nothing is ever shared across servers: a member's rating and
 stats in one server know nothing of their games in another.
 
@@ -47,7 +47,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from bot.store import ResultRecord, Store
+from bot.core.store import ResultRecord, Store
 from engines import get_game
 
 __all__ = [

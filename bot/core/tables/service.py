@@ -26,10 +26,10 @@ starts). Buttons carry it; ``act(..., expected_version=v)`` refuses with
 Nothing but views and plain text leaves the service: raw game states go only to the
 store and to AI agents (which run in a worker thread on a private copy).
 
-The parts, one module each: :mod:`~bot.tables.lobby` (seats, start, abort, status),
-:mod:`~bot.tables.play` (moves and their outboxes), :mod:`~bot.tables.ai` (the AI
-runner), :mod:`~bot.tables.timers` (reminders, interrupt timeouts), on the shared
-:mod:`~bot.tables.live` (cache, locks, store writes).
+The parts, one module each: :mod:`~bot.core.tables.lobby` (seats, start, abort, status),
+:mod:`~bot.core.tables.play` (moves and their outboxes), :mod:`~bot.core.tables.ai` (the AI
+runner), :mod:`~bot.core.tables.timers` (reminders, interrupt timeouts), on the shared
+:mod:`~bot.core.tables.live` (cache, locks, store writes).
 """
 
 from __future__ import annotations
@@ -40,13 +40,13 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from bot.tables.agents import EngineAgents
-from bot.tables.ai import AIPart
-from bot.tables.history import backfill_results
-from bot.tables.live import Table
-from bot.tables.lobby import LobbyPart
-from bot.tables.stored import stored_state
-from bot.tables.timers import TimersPart
+from bot.core.tables.agents import EngineAgents
+from bot.core.tables.ai import AIPart
+from bot.core.tables.history import backfill_results
+from bot.core.tables.live import Table
+from bot.core.tables.lobby import LobbyPart
+from bot.core.tables.stored import stored_state
+from bot.core.tables.timers import TimersPart
 from engines import get_game
 
 __all__ = ["TableService"]
@@ -57,7 +57,7 @@ log = logging.getLogger("fabletop.tables")
 class TableService(LobbyPart, AIPart, TimersPart):
     """Lobby, turns, persistence and who-sees-what for every table.
 
-    All public coroutines raise :class:`~bot.tables.errors.TableError` subclasses (or
+    All public coroutines raise :class:`~bot.core.tables.errors.TableError` subclasses (or
     the engine's GameErrors), both :class:`engines.core.UserError` s with
     plain-English messages, and never change anything when they do.
     """
@@ -70,7 +70,7 @@ class TableService(LobbyPart, AIPart, TimersPart):
     @classmethod
     async def open_sqlite(cls, path: str | Path, **kwargs: Any) -> TableService:
         """A service on a SQLite file (created if missing), opened and resumed."""
-        from bot.store.sqlite import SqliteStore
+        from bot.core.store.sqlite import SqliteStore
 
         service = cls(SqliteStore(path), **kwargs)
         await service.open()
@@ -79,13 +79,13 @@ class TableService(LobbyPart, AIPart, TimersPart):
     @classmethod
     async def from_settings(cls, settings: Any, **kwargs: Any) -> TableService:
         """A service opened on ``settings.database`` (PostgreSQL or SQLite) with the
-        reminder time, AI delay and AI budget of :class:`bot.settings.Settings`
+        reminder time, AI delay and AI budget of :class:`bot.core.settings.Settings`
         (``kwargs`` override)."""
         kwargs.setdefault("reminder_minutes", settings.reminder_minutes)
         kwargs.setdefault("ai_delay", settings.ai_delay)
         kwargs.setdefault("agents", EngineAgents(iterations=settings.ai_budget))
         kwargs.setdefault("idle_seconds", settings.idle_seconds)
-        from bot.store.factory import store_for
+        from bot.core.store.factory import store_for
 
         service = cls(store_for(settings.database), **kwargs)
         await service.open()

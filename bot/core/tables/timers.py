@@ -12,10 +12,10 @@ import logging
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from bot.tables.errors import StaleVersion, TableError
-from bot.tables.models import Outbox, PublicUpdate, TableInfo, TableStatus
-from bot.tables.play import PlayPart
-from bot.tables.texts import join_names
+from bot.core.tables.errors import StaleVersion, TableError
+from bot.core.tables.models import Outbox, PublicUpdate, TableInfo, TableStatus
+from bot.core.tables.play import PlayPart
+from bot.core.tables.texts import join_names
 from engines.core import GameError
 
 __all__ = ["TimersPart", "interrupt_timeout"]
@@ -34,7 +34,7 @@ def _seconds(settings: dict[str, object]) -> float | None:
 
 
 class TimersPart(PlayPart):
-    """Reminders and timeouts of :class:`bot.tables.TableService`."""
+    """Reminders and timeouts of :class:`bot.core.tables.TableService`."""
 
     async def due_reminders(self, now: datetime | None = None) -> list[Outbox]:
         """Reminders due at ``now`` (default: the clock): one per table whose current

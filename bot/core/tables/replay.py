@@ -47,10 +47,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.store import ActionRecord, Store, TableRecord
-from bot.tables.errors import NoTable, TableError
-from bot.tables.models import TableStatus
-from bot.tables.texts import join_names, outcome_text, quote, said_in
+from bot.core.store import ActionRecord, Store, TableRecord
+from bot.core.tables.errors import NoTable, TableError
+from bot.core.tables.models import TableStatus
+from bot.core.tables.texts import join_names, outcome_text, quote, said_in
 from engines import get_game
 from engines.catalog import spec
 from engines.core import Event, Game, GameError, Seat, View
