@@ -57,6 +57,7 @@ from bot.console_texts import (
     rules_text,
     team_result,
 )
+from bot.core.choices import get_ui
 from bot.core.tables import (
     EngineAgents,
     Outbox,
@@ -66,7 +67,6 @@ from bot.core.tables import (
     TableStatus,
     UserError,
 )
-from bot.ui.games import get_ui
 from engines.catalog import has_hands
 from engines.core import Action
 from renderers.text import text_board

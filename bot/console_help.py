@@ -106,7 +106,7 @@ def _shown(value: Any) -> str | None:
 
 def option_rows(game_id: str) -> list[OptionRow]:
     """Every option and table setting of ``game_id``, with values and defaults."""
-    from bot.ui.games import get_ui
+    from bot.core.choices import get_ui
 
     declared = spec(game_id)
     model = declared.engine.Options

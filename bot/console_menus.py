@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.console_io import Terminal
-from bot.ui.adapter import GameUI, Menu, Resolution, UnknownChoice
+from bot.core.choices.adapter import GameUI, Menu, Resolution, UnknownChoice
 from engines.core import Action, View
 
 __all__ = ["BACK", "MAX_CHOICES", "Entry", "Step", "choose_action", "clean", "first_step",

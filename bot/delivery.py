@@ -45,6 +45,8 @@ from typing import Any
 
 import discord
 
+from bot.core.choices import get_ui
+from bot.core.choices.adapter import GameUI
 from bot.core.loop_turns import LoopTurns
 from bot.core.store import Store, TurnMessage
 from bot.core.tables import Outbox, PrivateUpdate, PublicUpdate, TableInfo, TableStatus
@@ -52,8 +54,6 @@ from bot.hands import HandMessages, digest
 from bot.overtake import unless
 from bot.render_pool import RenderPool, draw_picture
 from bot.threads import archive
-from bot.ui.adapter import GameUI
-from bot.ui.games import get_ui
 from bot.ui.items import build_view
 from bot.ui.texts import MAX_CONTENT, clip, clip_start, literal
 from engines.catalog import has_hands, spec

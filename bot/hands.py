@@ -33,10 +33,10 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.core.choices import get_ui
 from bot.core.store import HandMessage
 from bot.core.tables import Outbox, SeatNews, TableInfo, TableStatus
 from bot.overtake import unless
-from bot.ui.games import get_ui
 from bot.ui.items import build_panel
 from bot.ui.texts import clip, literal
 

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 import discord
 
+from bot.core.choices.adapter import Choice, Menu
 from bot.core.tables import NoTable, TableInfo, TableService, TableStatus, UserError
 from bot.replies import display_name, private
-from bot.ui.adapter import Choice, Menu
 from bot.ui.items import OTHER_CHANNEL, build_view, from_elsewhere
 from bot.ui.texts import literal
 

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING
 
 import discord
 
+from bot.core.choices import get_ui
+from bot.core.choices.adapter import Menu, Resolution
 from bot.core.tables import (
     NoTable,
     NotSeated,
@@ -38,9 +40,7 @@ from bot.core.tables import (
 from bot.delivery import CANNOT_POST
 from bot.lobby_clicks import LOBBY_PREFIX, LobbyClicks
 from bot.replies import apology, expired, log_fault, private
-from bot.ui.adapter import Menu, Resolution
 from bot.ui.forms import TextForm
-from bot.ui.games import get_ui
 from bot.ui.items import OTHER_CHANNEL, build_view, from_elsewhere
 from bot.ui.texts import quote
 from engines.catalog import has_hands

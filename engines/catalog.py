@@ -4,7 +4,7 @@ After OpenSpiel's ``pyspiel.register_game``: a game's module declares its metada
 front and registers one :class:`GameSpec` at its end. Everything else finds the game
 through that declaration: the engine registry (:func:`engines.get_game`), the AI levels
 (:mod:`engines.agents`), the pictures (:mod:`renderers`), the console board
-(:mod:`renderers.text`), the Discord adapter and cog (:mod:`bot.ui.games`,
+(:mod:`renderers.text`), the Discord adapter and cog (:mod:`bot.core.choices`,
 :mod:`bot.client`), ``/rules``, the conformance suite and the leak check (``tests/``).
 
 Parts that live in a higher layer (a renderer, a UI adapter, a cog) are named by dotted
@@ -117,7 +117,7 @@ class GameSpec:
     text_board: str | None = None
     """``module:function(view, name) -> str`` for the console; default: every field."""
     ui: str | None = None
-    """``module:Class``, the game's Discord adapter (a ``bot.ui.adapter.GameUI``)."""
+    """``module:Class``, the game's Discord adapter (a ``bot.core.choices.adapter.GameUI``)."""
     cog: str | None = None
     """Discord extension with the game's own slash commands, if any."""
     rules: str | None = None

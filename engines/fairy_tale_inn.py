@@ -1003,7 +1003,7 @@ register(GameSpec(
     agents="engines.agents.fairy_tale_inn",
     board="renderers.fairy_tale_inn:render",
     text_board="renderers.text:fairy_tale_inn_board",
-    ui="bot.ui.games.fairy_tale_inn:FairyTaleInnUI",
+    ui="bot.core.choices.fairy_tale_inn:FairyTaleInnUI",
     cog="bot.cogs.inn",
     rules="rules/fairy_tale_inn.json",
     conformance=(ConformanceCase(2, seeds=25),),

@@ -833,7 +833,7 @@ register(GameSpec(
     agents="engines.agents.treasure",
     board="renderers.treasure:render",
     text_board="renderers.treasure:text_board",
-    ui="bot.ui.games.treasure:TreasureUI",
+    ui="bot.core.choices.treasure:TreasureUI",
     cog="bot.cogs.treasure",
     rules="rules/treasure.json",
     conformance=(

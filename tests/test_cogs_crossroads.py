@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 
 import bot.delivery as delivery_module
-from bot.ui.adapter import Menu, UnknownChoice
-from bot.ui.games import get_ui
-from bot.ui.games.crossroads_inn import (
+from bot.core.choices import get_ui
+from bot.core.choices.adapter import Menu, UnknownChoice
+from bot.core.choices.crossroads_inn import (
     CrossroadsUI,
     action_code,
     kingdom_line,
@@ -558,7 +558,7 @@ def test_no_secret_in_any_label_of_the_public_menu() -> None:
 def test_docstring_examples_of_the_adapter() -> None:
     import doctest
 
-    import bot.ui.games.crossroads_inn as module
+    import bot.core.choices.crossroads_inn as module
 
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 5 and result.failed == 0

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from bot.core.choices import get_ui
+from bot.core.choices.adapter import UnknownChoice
+from bot.core.choices.fairy_tale_inn import FairyTaleInnUI
 from bot.core.tables import TableInfo
-from bot.ui.adapter import UnknownChoice
-from bot.ui.games import get_ui
-from bot.ui.games.fairy_tale_inn import FairyTaleInnUI
 from bot.ui.ids import ButtonId
 from engines import get_game
 from engines.fairy_tale_inn import Drop, EndTurn, ExtraTurn, Rat

@@ -19,8 +19,8 @@ import pytest
 
 import bot.delivery as delivery_module
 from bot.cogs.pocket import hint_seed
+from bot.core.choices.pocket import PocketUI
 from bot.core.tables import NoTable, TableInfo, TableStatus
-from bot.ui.games.pocket import PocketUI
 from engines import get_game
 from engines.agents.pocket import hint
 from engines.core import Rng

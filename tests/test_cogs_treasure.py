@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.ui.adapter import UnknownChoice
-from bot.ui.games import get_ui
-from bot.ui.games.treasure import TreasureUI
+from bot.core.choices import get_ui
+from bot.core.choices.adapter import UnknownChoice
+from bot.core.choices.treasure import TreasureUI
 from engines import get_game
 from engines.treasure import Slide, Stay, Step, StopSliding, TurnGreen
 from tests.discord_fakes import (

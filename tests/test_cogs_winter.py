@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 import bot.delivery as delivery_module
+from bot.core.choices.winter_tales import WinterUI
 from bot.core.tables import interrupt_timeout
-from bot.ui.games.winter_tales import WinterUI
 from engines.winter_tales.content import load_content
 from tests.discord_fakes import (
     ANN,

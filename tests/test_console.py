@@ -563,8 +563,8 @@ def _walk_menus(game_id: str, players: int, seed: int, moves: int) -> tuple[int,
     import random
 
     from bot.console_menus import MAX_CHOICES, first_step, shorten, step_of
-    from bot.ui.adapter import UnknownChoice
-    from bot.ui.games import get_ui
+    from bot.core.choices import get_ui
+    from bot.core.choices.adapter import UnknownChoice
     from engines import get_game
 
     game, ui = get_game(game_id), get_ui(game_id)
@@ -640,7 +640,7 @@ def test_back_goes_back_one_menu() -> None:
 
     from bot.console_io import Terminal
     from bot.console_menus import choose_action
-    from bot.ui.adapter import GenericUI
+    from bot.core.choices.adapter import GenericUI
     from engines.core import Action, View
 
     class Go(Action):

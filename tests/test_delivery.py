@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.core.choices import get_ui
 from bot.core.store import SqliteStore
 from bot.core.tables import TableInfo, TableStatus
 from bot.delivery import CANNOT_DM
-from bot.ui.games import get_ui
 from bot.ui.ids import ButtonId
 from tests.discord_fakes import (
     ANN,
@@ -258,7 +258,7 @@ async def test_select_menus_play_like_buttons(h: Harness) -> None:
 
 
 def test_menus_and_ids_validate() -> None:
-    from bot.ui.adapter import Choice, Menu, Resolution
+    from bot.core.choices.adapter import Choice, Menu, Resolution
     from bot.ui.items import GameSelect, build_view
 
     with pytest.raises(ValueError):
@@ -338,14 +338,15 @@ def test_a_broken_adapter_module_falls_back_to_the_generic_ui(
 ) -> None:
     import dataclasses
 
-    from bot.ui import games
-    from bot.ui.adapter import GenericUI
+    from bot.core import choices
+    from bot.core.choices.adapter import GenericUI
     from engines import catalog
 
-    broken = dataclasses.replace(catalog.spec("fairy-tale-inn"), ui="bot.ui.games.no_such:Thing")
+    broken = dataclasses.replace(catalog.spec("fairy-tale-inn"),
+                                 ui="bot.core.choices.no_such:Thing")
     monkeypatch.setitem(catalog._SPECS, "fairy-tale-inn", broken)
-    assert isinstance(games.get_ui("fairy-tale-inn"), GenericUI)
-    assert isinstance(games.get_ui("unknown-game"), GenericUI)
+    assert isinstance(choices.get_ui("fairy-tale-inn"), GenericUI)
+    assert isinstance(choices.get_ui("unknown-game"), GenericUI)
 
 
 async def test_a_resync_waits_for_the_delivery_of_its_version_in_flight(h: Harness) -> None:

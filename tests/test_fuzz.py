@@ -88,9 +88,9 @@ from hypothesis import strategies as st
 import bot.client as client_module
 import bot.delivery as delivery_module
 import bot.lobby_clicks as lobby_module
+from bot.core.choices import get_ui
 from bot.replies import INTERNAL_ERROR
 from bot.ui.forms import FORM_TEMPLATE
-from bot.ui.games import get_ui
 from bot.ui.ids import BUTTON_TEMPLATE, SELECT_TEMPLATE
 from engines import get_game
 from engines.catalog import has_hands, specs

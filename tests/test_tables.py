@@ -717,7 +717,7 @@ async def test_private_events_never_reach_the_public(service: TableService) -> N
 async def test_action_labels_come_from_the_game_adapter(sqlite_service: TableService) -> None:
     """Labels have one home, the game's UI adapter; a game without one gets the generic
     label, and the service only lists games."""
-    from bot.ui.games import get_ui
+    from bot.core.choices import get_ui
     from tests.toy_game import Take
 
     assert get_ui(TOY_ID).label(Take(n=2)) == "take n=2"

@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from bot.ui.adapter import Menu, UnknownChoice
-from bot.ui.games import get_ui
-from bot.ui.games.pocket import (
+from bot.core.choices import get_ui
+from bot.core.choices.adapter import Menu, UnknownChoice
+from bot.core.choices.pocket import (
     FEW,
     PocketUI,
     action_code,
@@ -335,7 +335,7 @@ def test_table_options() -> None:
 def test_docstring_examples_of_the_adapter() -> None:
     import doctest
 
-    import bot.ui.games.pocket as module
+    import bot.core.choices.pocket as module
 
     result = doctest.testmod(module)
     assert result.attempted >= 5 and result.failed == 0

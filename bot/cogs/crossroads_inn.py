@@ -1,5 +1,5 @@
 """``/crossroads ...``: Crossroads Inn's own commands. Play itself is by buttons and
-selects (see :mod:`bot.ui.games.crossroads_inn`): the turn message in the channel walks
+selects (see :mod:`bot.core.choices.crossroads_inn`): the turn message in the channel walks
 the active innkeeper through the nine steps, and each player's Recipes (and Basic Inn
 Tiles during the draft) come in their DM hand message and ``/hand``.
 
@@ -22,15 +22,15 @@ import discord
 from discord import app_commands
 
 from bot.cogs.common import GameCommands, check_cooldown, delivery_of, service_of
-from bot.core.tables import TableInfo, TableStatus, UserError
-from bot.replies import acknowledge, display_name, private
-from bot.ui.games.crossroads_inn import (
+from bot.core.choices.crossroads_inn import (
     KIND_WORDS,
     OPTIONS_HELP,
     chart_text,
     kingdom_line,
     letter,
 )
+from bot.core.tables import TableInfo, TableStatus, UserError
+from bot.replies import acknowledge, display_name, private
 from bot.ui.texts import literal
 
 if TYPE_CHECKING:

@@ -1,5 +1,5 @@
 """``/inn ...``: Fairy Tale Inn helpers. Play itself is by buttons (see
-:mod:`bot.ui.games.fairy_tale_inn`); these commands re-post the board and explain
+:mod:`bot.core.choices.fairy_tale_inn`); these commands re-post the board and explain
 the characters and rooms of the table in this channel."""
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from bot.cogs.common import (
     service_of,
 )
 from bot.cogs.history import history_text
+from bot.core.choices import get_ui
 from bot.core.tables import NoTable, TableInfo, TableService, TableStatus, UnknownGame, UserError
 from bot.core.tables.lobby import MAX_REMINDER_MINUTES
 from bot.delivery import CANNOT_POST
@@ -35,7 +36,6 @@ from bot.replays import channel_replay
 from bot.replies import AT_ONCE, acknowledge, log_fault, private
 from bot.threads import can_hold_threads, close_starter, missing_permissions, open_thread
 from bot.turns import ANNOUNCE_FAILED
-from bot.ui.games import get_ui
 from bot.ui.items import build_view
 from bot.ui.texts import literal, quote
 from engines import get_game

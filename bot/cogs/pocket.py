@@ -1,5 +1,5 @@
 """``/pocket ...``: Fairy Tale in My Pocket's own commands. Play itself is by buttons
-(see :mod:`bot.ui.games.pocket`): the turn message carries every choice of the moment
+(see :mod:`bot.core.choices.pocket`): the turn message carries every choice of the moment
 for the player who leads the peasant this turn.
 
 * ``/pocket hint`` a suggested move and why, only for the asker: the ``hint`` AI
@@ -20,9 +20,9 @@ import discord
 from discord import app_commands
 
 from bot.cogs.common import GameCommands, service_of
+from bot.core.choices import get_ui
 from bot.core.tables import TableInfo, TableStatus, UserError
 from bot.replies import acknowledge
-from bot.ui.games import get_ui
 from bot.ui.texts import literal
 from engines.agents.pocket import hint as suggest_move
 from engines.core import Rng

@@ -1,5 +1,5 @@
 """``/treasure ...``: Save the Treasure of Fairy Tales helpers. Play itself is by buttons
-(see :mod:`bot.ui.games.treasure`); these commands re-post the board and explain how
+(see :mod:`bot.core.choices.treasure`); these commands re-post the board and explain how
 to play, with the king's walk and the pages of the table in this channel."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ safety).
 
 The hand message each player gets by DM, its buttons and the narration form are the
 bot core's (:mod:`bot.hands`, :mod:`bot.ui.forms`), driven by the game's adapter
-(:mod:`bot.ui.games.winter_tales`); this cog adds what only Winter Tales has:
+(:mod:`bot.core.choices.winter_tales`); this cog adds what only Winter Tales has:
 
 * **Narration.** ``/winter tell`` (text, and optionally a Story card from your OWN hand
   by autocomplete, with the side when the rules let you choose).
@@ -28,9 +28,9 @@ import discord
 from discord import app_commands
 
 from bot.cogs.common import GameCommands, delivery_of, service_of
+from bot.core.choices.winter_tales import card_number, thing_name
 from bot.core.tables import NoTable, Outbox, TableInfo, TableStatus, UserError
 from bot.replies import acknowledge
-from bot.ui.games.winter_tales import card_number, thing_name
 from bot.ui.texts import literal, quote
 from engines.core import Action, View
 

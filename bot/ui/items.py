@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 import discord
 
-from bot.ui.adapter import Choice, Menu
+from bot.core.choices.adapter import Choice, Menu
 from bot.ui.ids import BUTTON_TEMPLATE, SELECT_TEMPLATE, ButtonId, SelectId
 
 __all__ = [

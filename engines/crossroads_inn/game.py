@@ -1176,7 +1176,7 @@ register(GameSpec(
     board="renderers.crossroads_inn:render",
     private_picture="renderers.crossroads_inn:render_hand",
     text_board="renderers.crossroads_inn:text_board",
-    ui="bot.ui.games.crossroads_inn:CrossroadsUI",
+    ui="bot.core.choices.crossroads_inn:CrossroadsUI",
     cog="bot.cogs.crossroads_inn",
     rules="rules/crossroads_inn.json",
     conformance=(

@@ -366,7 +366,7 @@ register(GameSpec(
     board="renderers.winter_tales:render",
     private_picture="renderers.winter_hand:render",
     text_board="renderers.text_winter:winter_tales_board",
-    ui="bot.ui.games.winter_tales:WinterUI",
+    ui="bot.core.choices.winter_tales:WinterUI",
     cog="bot.cogs.winter",
     rules="rules/winter_tales.json",
     # Every player count (3-7) with every combination of the three modules (Power,

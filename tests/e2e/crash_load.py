@@ -43,10 +43,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from bot.core.choices import get_ui
+from bot.core.choices.adapter import UnknownChoice
 from bot.core.store import Store, TableRecord
 from bot.core.tables.stored import stored_state
-from bot.ui.adapter import UnknownChoice
-from bot.ui.games import get_ui
 from engines import get_game
 from engines.catalog import has_hands
 from tests.e2e.harness import BotProcess

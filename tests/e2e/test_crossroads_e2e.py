@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from bot.ui.games.crossroads_inn import CrossroadsUI
+from bot.core.choices.crossroads_inn import CrossroadsUI
 from engines import get_game
 from engines.core import Rng
 from tests.e2e.harness import E2E, latest_with_buttons

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bot.ui.games.pocket import PocketUI
+from bot.core.choices.pocket import PocketUI
 from engines import get_game
 from engines.agents.pocket import CarefulAgent
 from engines.core import Rng

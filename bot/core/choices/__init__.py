@@ -1,11 +1,11 @@
-"""The per-game UI adapters (see :mod:`bot.ui.adapter`), found through each game's
+"""The per-game UI adapters (see :mod:`bot.core.choices.adapter`), found through each game's
 declaration (``GameSpec.ui``); a game without one gets :class:`GenericUI`."""
 
 from __future__ import annotations
 
 import logging
 
-from bot.ui.adapter import GameUI, GenericUI
+from bot.core.choices.adapter import GameUI, GenericUI
 from engines.catalog import resolve, spec
 
 __all__ = ["get_ui"]

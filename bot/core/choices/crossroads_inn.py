@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, ClassVar
 
-from bot.ui.adapter import Choice, GameUI, Menu, Resolution, UnknownChoice
+from bot.core.choices.adapter import Choice, GameUI, Menu, Resolution, UnknownChoice
 from engines.core import Action, UserError, View
 
 __all__ = ["CrossroadsUI", "chart_text", "kingdom_line", "parse_table_options",

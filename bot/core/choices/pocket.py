@@ -47,7 +47,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any, ClassVar
 
-from bot.ui.adapter import Choice, GameUI, Menu, Resolution, Style, UnknownChoice
+from bot.core.choices.adapter import Choice, GameUI, Menu, Resolution, Style, UnknownChoice
 from engines.core import Action, UserError, View
 
 __all__ = ["FEW", "PocketUI", "action_code", "options_line", "parse_table_options"]

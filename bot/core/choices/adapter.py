@@ -1,12 +1,15 @@
-"""Per-game UI adapters: how a game's legal actions become buttons, and back.
+"""Per-game choice adapters: how a game's legal actions become choices, and back.
 
-The Discord layer owns ONE button class and ONE select class (:mod:`bot.ui.items`);
-a game plugs in by registering a :class:`GameUI` in :mod:`bot.ui.games`. An adapter
-is pure (no discord import): it turns ``(view, legal actions)`` into a :class:`Menu`
-of :class:`Choice` s, each with a short ``code``, and turns a clicked ``code`` back
-into either an action to play or a follow-up menu (a two-step choice such as "slot,
-then column"). Codes travel in custom_ids, which anyone can read, so an adapter
-must only put public facts in them; codes never index a secret list.
+Every front-end shows a table's choices through these: Discord turns each :class:`Menu`
+into buttons and selects (ONE button class and ONE select class,
+:mod:`bot.messages.ui.items`), the console into numbered menus, the web front-end into
+touches on the board. A game plugs in by registering a :class:`GameUI` in
+:mod:`bot.core.choices`. An adapter is pure (no front-end import): it turns ``(view,
+legal actions)`` into a :class:`Menu` of :class:`Choice` s, each with a short ``code``,
+and turns a chosen ``code`` back into either an action to play or a follow-up menu (a
+two-step choice such as "slot, then column"). Codes travel in Discord custom_ids and web
+messages, which anyone can read, so an adapter must only put public facts in them; codes
+never index a secret list.
 
 The default adapter, :class:`GenericUI`, works for any game whose actions can be
 enumerated: the public message carries one "Take your turn" button and the player

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from bot.ui.adapter import Choice, GameUI, Menu, Resolution, UnknownChoice
+from bot.core.choices.adapter import Choice, GameUI, Menu, Resolution, UnknownChoice
 from engines.core import Action, View
 from engines.winter_tales.content import printed_name
 

@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from bot.ui.adapter import Choice, GameUI, Menu, Resolution, UnknownChoice
+from bot.core.choices.adapter import Choice, GameUI, Menu, Resolution, UnknownChoice
 from engines.core import Action, View
 
 __all__ = ["FairyTaleInnUI"]
