@@ -5,7 +5,7 @@
     fabletop run [--sync]          # the Discord bot; with no DISCORD_TOKEN, the console table
     fabletop run --shard-ids 0-3 --shard-count 8   # one process of a cluster
     fabletop sync [--guild ID]     # publish the slash commands, then exit
-    fabletop play <game> [...]     # the offline console table (bot.console)
+    fabletop play <game> [...]     # the offline console table (bot.console.table)
     fabletop selfplay ...          # AI-vs-AI games with statistics (bot.selfplay)
     fabletop backup [FILE]         # a consistent copy of the SQLite database, bot running
     fabletop export-db --to TARGET # copy every table to PostgreSQL (or another SQLite file)
@@ -297,7 +297,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     # play/selfplay own their whole argument list (including --help).
     if args_list and args_list[0] in ("play", "selfplay"):
-        target = "bot.console" if args_list[0] == "play" else "bot.selfplay"
+        target = "bot.console.table" if args_list[0] == "play" else "bot.selfplay"
         return _forward(target, args_list[1:])
 
     parser = build_parser()
@@ -326,7 +326,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "(Set DISCORD_TOKEN in .env to run the Discord bot; see README.md.)",
                 file=sys.stderr,
             )
-            return _forward("bot.console", [])
+            return _forward("bot.console.table", [])
         from bot.client import run_bot
 
         try:

@@ -193,12 +193,12 @@ def test_help_lists_the_data_commands_quickly(capsys: pytest.CaptureFixture[str]
 
 def test_play_and_selfplay_forward_their_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[Any] = []
-    fake_module(monkeypatch, "bot.console", calls)
+    fake_module(monkeypatch, "bot.console.table", calls)
     fake_module(monkeypatch, "bot.selfplay", calls)
     assert cli.main(["play", "fairy-tale-inn", "--ai", "mcts"]) == 0
     assert cli.main(["selfplay", "--help"]) == 0
     assert calls == [
-        ("bot.console", ["fairy-tale-inn", "--ai", "mcts"]),
+        ("bot.console.table", ["fairy-tale-inn", "--ai", "mcts"]),
         ("bot.selfplay", ["--help"]),
     ]
 
@@ -207,9 +207,9 @@ def test_run_without_a_token_starts_the_console(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     calls: list[Any] = []
-    fake_module(monkeypatch, "bot.console", calls)
+    fake_module(monkeypatch, "bot.console.table", calls)
     assert cli.main(["run"]) == 0
-    assert calls == [("bot.console", [])]
+    assert calls == [("bot.console.table", [])]
     assert "offline console" in capsys.readouterr().err
 
 
@@ -409,7 +409,7 @@ def test_version_and_help_stay_fast() -> None:
     code = ("import sys, bot.cli\n"
             "try:\n    bot.cli.main(['--version'])\nexcept SystemExit:\n    pass\n"
             "sys.exit(any(m in sys.modules for m in ('bot.core.tables', 'engines', 'discord', "
-            "'bot.console')))")
+            "'bot.console.table')))")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True)
     assert done.returncode == 0 and done.stdout.startswith("fabletop ")

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bot.console import main
+from bot.console.table import main
 from tests.toy_game import TOY_ID, toy_registered
 
 
@@ -320,7 +320,7 @@ def test_rules_help_board_log_and_hand_at_the_table(tmp_path: Path) -> None:
 
 
 def test_rules_text_of_every_game_is_its_rules_file() -> None:
-    from bot.console_texts import rules_text
+    from bot.console.texts import rules_text
     from engines.catalog import specs
 
     for declared in specs():
@@ -397,7 +397,7 @@ def test_a_team_game_never_says_against_the_computer(tmp_path: Path) -> None:
 
 
 def test_team_results_read_as_one_team() -> None:
-    from bot.console_texts import result_text
+    from bot.console.texts import result_text
     from engines.core import Outcome
 
     names = ["Ann", "Bob", "Cy"].__getitem__
@@ -479,8 +479,8 @@ def test_a_key_is_printed_when_it_is_new(tmp_path: Path) -> None:
     assert boards >= 3 and keys == 2  # the first board, and "board" asked for it
 
 
-@pytest.mark.parametrize("name", ["bot.console", "bot.console_io", "bot.console_menus",
-                                  "bot.console_texts", "bot.console_help"])
+@pytest.mark.parametrize("name", ["bot.console.table", "bot.console.terminal", "bot.console.menus",
+                                  "bot.console.texts", "bot.console.help"])
 def test_docstring_examples_of_the_console(name: str) -> None:
     import doctest
     import importlib
@@ -562,7 +562,7 @@ def _walk_menus(game_id: str, players: int, seed: int, moves: int) -> tuple[int,
     asserts every legal action can be reached and nothing else is offered."""
     import random
 
-    from bot.console_menus import MAX_CHOICES, first_step, shorten, step_of
+    from bot.console.menus import MAX_CHOICES, first_step, shorten, step_of
     from bot.core.choices import get_ui
     from bot.core.choices.adapter import UnknownChoice
     from engines import get_game
@@ -638,8 +638,8 @@ def test_back_goes_back_one_menu() -> None:
     import asyncio
     from typing import Literal
 
-    from bot.console_io import Terminal
-    from bot.console_menus import choose_action
+    from bot.console.menus import choose_action
+    from bot.console.terminal import Terminal
     from bot.core.choices.adapter import GenericUI
     from engines.core import Action, View
 
@@ -738,7 +738,7 @@ def assert_each_turn_hides_the_others(out: str, secrets: Callable[[str], set[str
     seat's turn: what it holds on its turn before and still holds on its next turn was
     secret in between. Each turn's private screen is cleared before the next prompt.
     Returns how many secrets were checked."""
-    from bot.console_io import CLEAR_LINES
+    from bot.console.terminal import CLEAR_LINES
 
     turns = turns_of(out)
     own = [secrets(out[at:end]) for _who, at, end in turns]

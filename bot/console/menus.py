@@ -31,7 +31,7 @@ from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.console_io import Terminal
+from bot.console.terminal import Terminal
 from bot.core.choices.adapter import GameUI, Menu, Resolution, UnknownChoice
 from engines.core import Action, View
 

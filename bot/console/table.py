@@ -14,7 +14,7 @@ file, versions, AI seats, outboxes), so a console game is a real table: quit wit
 Each move prints the text board (with its key) and writes the board image
 (``board.png`` in the data directory, from the public view), then asks for the move in
 short numbered menus, the same grouping as the Discord buttons, cut shorter where a
-screen needs it (:mod:`bot.console_menus`).
+screen needs it (:mod:`bot.console.menus`).
 
 Hot seat in a game with secrets (Crossroads Inn's draft packs and Recipes, Winter Tales'
 Story cards and Objectives): every turn starts with a "pass the keyboard to <name>,
@@ -24,13 +24,13 @@ scrollback too; other output is pushed away with blank lines) and what happened 
 public is said again. Another seat's private news is never printed on someone else's
 turn. Hot seat in a game without secrets shows the public table only.
 At any prompt of a move: ``board``, ``log``, ``rules``, ``hand``, ``help`` and ``quit``
-(:data:`bot.console_texts.TABLE_HELP`). Bad input is explained in one line and asked
+(:data:`bot.console.texts.TABLE_HELP`). Bad input is explained in one line and asked
 again; the end of input (or Ctrl-C) saves and quits. At the end the result is printed
 once, and the console offers another game with the same settings and a new seed.
 
-The parts: :mod:`bot.console_io` (the prompts), :mod:`bot.console_menus` (a move through
-the game's UI adapter), :mod:`bot.console_texts` (the words: help, rules, the result) and
-:mod:`bot.console_help` (the games listed by ``--help``).
+The parts: :mod:`bot.console.terminal` (the prompts), :mod:`bot.console.menus` (a move through
+the game's UI adapter), :mod:`bot.console.texts` (the words: help, rules, the result) and
+:mod:`bot.console.help` (the games listed by ``--help``).
 """
 
 from __future__ import annotations
@@ -47,9 +47,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from bot.console_io import EndOfInput, Terminal, normalise
-from bot.console_menus import choose_action
-from bot.console_texts import (
+from bot.console.menus import choose_action
+from bot.console.terminal import EndOfInput, Terminal, normalise
+from bot.console.texts import (
     COMMANDS,
     TABLE_HELP,
     cooperative,
@@ -694,7 +694,7 @@ async def _run(args: argparse.Namespace, term: Terminal, err: TextIO,
 
 def _catalogue(argv: Sequence[str]) -> str:
     """The games part of ``--help`` (one game's, if one is named)."""
-    from bot.console_help import catalogue
+    from bot.console.help import catalogue
     from engines.catalog import game_ids
 
     named = next((a for a in argv if a in game_ids()), None)

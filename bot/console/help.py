@@ -141,7 +141,7 @@ def _levels(game_id: str) -> list[str]:
 
 
 def _game_block(game_id: str) -> list[str]:
-    from bot.console_texts import cooperative
+    from bot.console.texts import cooperative
 
     declared = spec(game_id)
     low, high = declared.players
@@ -167,7 +167,7 @@ def _game_block(game_id: str) -> list[str]:
 def examples(game_ids: list[str]) -> list[str]:
     """One example command line per game (an AI level or AI teammates, and an option
     set to something other than its default), then a hot-seat game with a seed."""
-    from bot.console_texts import cooperative
+    from bot.console.texts import cooperative
 
     out = []
     for game_id in game_ids:
