@@ -418,7 +418,7 @@ def game_buttons(msg: Message) -> list[str]:
 
 
 def code_of(custom_id: str) -> str:
-    """The action code of ``ft:<table>:<version>:<code>`` (bot/ui/ids.py)."""
+    """The action code of ``ft:<table>:<version>:<code>`` (bot/messages/ui/ids.py)."""
     return custom_id.rsplit(":", 1)[-1]
 
 

@@ -102,7 +102,7 @@ class Option:
 
 
 def parse_id(custom_id: str | None) -> tuple[str, int, str] | None:
-    """(table, version, code) of a game button's or select's custom_id (bot/ui/ids.py)."""
+    """(table, version, code) of a game button's or select's custom_id (bot/messages/ui/ids.py)."""
     m = CUSTOM_ID.fullmatch(custom_id or "")
     return (m["table"], int(m["version"]), m["code"]) if m else None
 

@@ -37,7 +37,8 @@ def point_at_emulator() -> None:
 class MinimalBot(discord.Client):
     def __init__(self) -> None:
         intents = discord.Intents.none()
-        intents.guilds = True  # as the real bot (bot.client.intents): channels, no messages
+        # as the real bot (bot.messages.client.intents): channels, no messages
+        intents.guilds = True
         super().__init__(intents=intents)
         self.tree = app_commands.CommandTree(self)
 

@@ -327,7 +327,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return _forward("bot.console.table", [])
-        from bot.client import run_bot
+        from bot.messages.client import run_bot
 
         try:
             return asyncio.run(run_bot(settings, sync=args.sync))
@@ -338,7 +338,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if settings.offline:
             print("fabletop sync needs DISCORD_TOKEN (see .env.example).", file=sys.stderr)
             return 2
-        from bot.client import sync_commands_once
+        from bot.messages.client import sync_commands_once
 
         guild = None if args.global_ else (args.guild or settings.dev_guild_id)
         return asyncio.run(sync_commands_once(settings, guild_id=guild))

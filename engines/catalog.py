@@ -5,7 +5,7 @@ front and registers one :class:`GameSpec` at its end. Everything else finds the 
 through that declaration: the engine registry (:func:`engines.get_game`), the AI levels
 (:mod:`engines.agents`), the pictures (:mod:`renderers`), the console board
 (:mod:`renderers.text`), the Discord adapter and cog (:mod:`bot.core.choices`,
-:mod:`bot.client`), ``/rules``, the conformance suite and the leak check (``tests/``).
+:mod:`bot.messages.client`), ``/rules``, the conformance suite and the leak check (``tests/``).
 
 Parts that live in a higher layer (a renderer, a UI adapter, a cog) are named by dotted
 path and imported only by that layer, so this module, like all of ``engines``, imports

@@ -1004,7 +1004,7 @@ register(GameSpec(
     board="renderers.fairy_tale_inn:render",
     text_board="renderers.text:fairy_tale_inn_board",
     ui="bot.core.choices.fairy_tale_inn:FairyTaleInnUI",
-    cog="bot.cogs.inn",
+    cog="bot.messages.cogs.inn",
     rules="rules/fairy_tale_inn.json",
     conformance=(ConformanceCase(2, seeds=25),),
     secret_fragments=secret_fragments,

@@ -834,7 +834,7 @@ register(GameSpec(
     board="renderers.treasure:render",
     text_board="renderers.treasure:text_board",
     ui="bot.core.choices.treasure:TreasureUI",
-    cog="bot.cogs.treasure",
+    cog="bot.messages.cogs.treasure",
     rules="rules/treasure.json",
     conformance=(
         *(ConformanceCase(p, seeds=8) for p in (1, 2, 3, 4)),

@@ -1,6 +1,6 @@
 """An in-process stand-in for Discord's REST side, for driving the REAL bot.
 
-The bot (a real :class:`bot.client.FabletopBot`, real command tree, real views and
+The bot (a real :class:`bot.messages.client.FabletopBot`, real command tree, real views and
 DynamicItems) logs in against :class:`FakeDiscord`, which replaces exactly two
 transport functions: ``HTTPClient.request`` (bot REST calls: channel messages, DMs,
 command sync, login) and the interaction webhook adapter (interaction responses and
@@ -24,9 +24,9 @@ import discord
 from discord import app_commands
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 
-from bot.client import FabletopBot
 from bot.core.settings import Settings
 from bot.core.tables import TableService
+from bot.messages.client import FabletopBot
 
 APP_ID = 900000000000000001
 BOT_ID = APP_ID

@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
-import bot.delivery as delivery_module
-from bot.cogs.common import Cooldown
+import bot.messages.delivery as delivery_module
 from bot.core.tables import NoTable, TableInfo, TableService, TableStatus
 from bot.core.tables.lobby import TooManyTables
-from bot.delivery import CANNOT_POST
-from bot.ui.items import OTHER_CHANNEL
-from bot.ui.texts import literal
+from bot.messages.cogs.common import Cooldown
+from bot.messages.delivery import CANNOT_POST
+from bot.messages.ui.items import OTHER_CHANNEL
+from bot.messages.ui.texts import literal
 from tests.discord_fakes import (
     ANN,
     BOB,

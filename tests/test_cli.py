@@ -16,8 +16,14 @@ from discord.gateway import DiscordWebSocket
 from pydantic import ValidationError
 
 from bot import cli
-from bot.client import FabletopBot, ShardedFabletopBot, create_bot, intents, sync_commands_once
 from bot.core.settings import Settings, apply_discord_endpoints
+from bot.messages.client import (
+    FabletopBot,
+    ShardedFabletopBot,
+    create_bot,
+    intents,
+    sync_commands_once,
+)
 from tests.discord_fakes import GUILD_ID, FakeDiscord
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -220,7 +226,7 @@ def test_run_with_a_token_runs_the_bot(monkeypatch: pytest.MonkeyPatch) -> None:
         seen.append((settings.token, sync))
         return 0
 
-    monkeypatch.setattr("bot.client.run_bot", fake_run)
+    monkeypatch.setattr("bot.messages.client.run_bot", fake_run)
     monkeypatch.setenv("DISCORD_TOKEN", "tok")
     assert cli.main(["run", "--sync"]) == 0
     assert cli.main(["run"]) == 0
@@ -234,7 +240,7 @@ def test_sync_targets(monkeypatch: pytest.MonkeyPatch) -> None:
         seen.append(guild_id)
         return 0
 
-    monkeypatch.setattr("bot.client.sync_commands_once", fake_sync)
+    monkeypatch.setattr("bot.messages.client.sync_commands_once", fake_sync)
     monkeypatch.setenv("DISCORD_TOKEN", "tok")
     monkeypatch.setenv("DEV_GUILD_ID", "42")
     assert cli.main(["sync"]) == 0
@@ -258,7 +264,7 @@ def test_bad_settings_exit_cleanly(
 
 async def test_every_command_fits_discords_limits() -> None:
     """Discord refuses a whole sync if one command breaks a limit: check them all."""
-    from bot.client import cogs
+    from bot.messages.client import cogs
 
     bot = create_bot(Settings(_env_file=None), commands_only=True)
     for cog in cogs():
@@ -286,19 +292,20 @@ async def test_every_command_fits_discords_limits() -> None:
 def test_doctests_of_the_bot_modules() -> None:
     import doctest
 
-    import bot.cogs.common
     import bot.core.settings
-    import bot.ui.ids
+    import bot.messages.cogs.common
+    import bot.messages.ui.ids
 
-    for module in (bot.core.settings, bot.ui.ids, bot.cogs.common):
+    for module in (bot.core.settings, bot.messages.ui.ids, bot.messages.cogs.common):
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0, module.__name__
 
 
 async def test_a_broken_cog_does_not_stop_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
-    import bot.client
+    import bot.messages.client
 
-    monkeypatch.setattr(bot.client, "CORE_COGS", ("bot.cogs.no_such_cog", *bot.client.CORE_COGS))
+    client = bot.messages.client
+    monkeypatch.setattr(client, "CORE_COGS", ("bot.messages.cogs.no_such_cog", *client.CORE_COGS))
     b = create_bot(Settings(_env_file=None), commands_only=True)
     await b.load_cogs()
     assert b.tree.get_command("table") is not None and b.tree.get_command("inn") is not None
@@ -352,7 +359,7 @@ def process_wide_state() -> Iterator[None]:
 async def test_an_unreachable_discord_or_a_refused_token_is_one_plain_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from bot.client import run_bot
+    from bot.messages.client import run_bot
     from tests.emulator import Emulator
 
     # Nothing listens on port 9 of this machine: the connection is refused at once.

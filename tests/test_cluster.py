@@ -251,9 +251,9 @@ def test_run_takes_the_cluster_flags(monkeypatch: pytest.MonkeyPatch) -> None:
         seen.append(settings)
         return 0
 
-    import bot.client
+    import bot.messages.client
 
-    monkeypatch.setattr(bot.client, "run_bot", fake_run)
+    monkeypatch.setattr(bot.messages.client, "run_bot", fake_run)
     monkeypatch.setenv("DISCORD_TOKEN", "x.y.z")
     assert bot.cli.main(["run", "--shard-ids", "2-3", "--shard-count", "4"]) == 0
     assert seen[0].shard_ids == [2, 3] and seen[0].shard_count == 4

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-import bot.delivery as delivery_module
+import bot.messages.delivery as delivery_module
 from bot.core.choices import get_ui
 from bot.core.choices.adapter import Menu, UnknownChoice
 from bot.core.choices.crossroads_inn import (
@@ -33,7 +33,7 @@ from bot.core.choices.crossroads_inn import (
     secret_choice,
     space_label,
 )
-from bot.ui.ids import CODE_RE
+from bot.messages.ui.ids import CODE_RE
 from engines import get_game
 from engines.core import Rng, UserError
 from engines.crossroads_inn.content import load_content
@@ -580,7 +580,7 @@ async def test_option_autocomplete_shows_each_pair_with_its_chart_kind(h: Harnes
 
 
 def test_a_select_and_its_buttons_share_one_message() -> None:
-    from bot.ui.items import build_view
+    from bot.messages.ui.items import build_view
 
     state, seat = _state_at(2, {"basic_tiles": "none"}, 3,
                             lambda s, _seat: s.turn.step == "invest")

@@ -14,7 +14,7 @@ from bot.core.choices import get_ui
 from bot.core.choices.adapter import UnknownChoice
 from bot.core.choices.fairy_tale_inn import FairyTaleInnUI
 from bot.core.tables import TableInfo
-from bot.ui.ids import ButtonId
+from bot.messages.ui.ids import ButtonId
 from engines import get_game
 from engines.fairy_tale_inn import Drop, EndTurn, ExtraTurn, Rat
 from tests.discord_fakes import (

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bot.core.tables import TableStatus
-from bot.replies import INTERNAL_ERROR
+from bot.messages.replies import INTERNAL_ERROR
 from tests.discord_fakes import (
     ANN,
     BOB,

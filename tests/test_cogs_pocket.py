@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-import bot.delivery as delivery_module
-from bot.cogs.pocket import hint_seed
+import bot.messages.delivery as delivery_module
 from bot.core.choices.pocket import PocketUI
 from bot.core.tables import NoTable, TableInfo, TableStatus
+from bot.messages.cogs.pocket import hint_seed
 from engines import get_game
 from engines.agents.pocket import hint
 from engines.core import Rng
@@ -289,7 +289,7 @@ async def test_help_board_and_rules(h: Harness) -> None:
 def test_docstring_examples_of_the_cog() -> None:
     import doctest
 
-    import bot.cogs.pocket as module
+    import bot.messages.cogs.pocket as module
 
     result = doctest.testmod(module)
     assert result.attempted >= 1 and result.failed == 0

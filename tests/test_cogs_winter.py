@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-import bot.delivery as delivery_module
+import bot.messages.delivery as delivery_module
 from bot.core.choices.winter_tales import WinterUI
 from bot.core.tables import interrupt_timeout
 from engines.winter_tales.content import load_content
@@ -793,7 +793,7 @@ async def test_closed_dms_lose_no_x_card_notice_or_retell_request(h: Harness) ->
 
 async def test_after_a_restart_a_hand_message_showing_choices_loses_them_after_the_move(
         h: Harness) -> None:
-    from bot.cogs.winter import Winter
+    from bot.messages.cogs.winter import Winter
 
     await open_table(h)
     i = await info(h)

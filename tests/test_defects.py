@@ -253,7 +253,7 @@ async def test_the_losing_half_of_a_double_click_in_a_dm_is_pointed_to_the_hand(
         h: Harness) -> None:
     """In a DM there is no channel message to go back to: the reply names the hand."""
     from bot.core.tables import StaleVersion
-    from bot.turns import STALE_DM
+    from bot.messages.clicks import STALE_DM
 
     said: list[str] = []
 
@@ -467,7 +467,7 @@ async def test_a_select_carrying_a_button_id_is_answered(h: Harness) -> None:
 
 async def test_a_stale_form_in_a_dm_points_to_the_hand_and_gives_the_words_back(
         h: Harness) -> None:
-    from bot.turns import STALE_DM
+    from bot.messages.clicks import STALE_DM
 
     await h.slash("table new", ANN, uname="Ann", game="winter-tales")
     await h.slash("table join", BOB, uname="Bob")
@@ -492,8 +492,8 @@ async def test_a_stale_form_in_a_dm_points_to_the_hand_and_gives_the_words_back(
 
 async def test_an_expired_interaction_is_logged_as_a_warning_and_not_answered(
         caplog: pytest.LogCaptureFixture) -> None:
-    from bot.replies import expired
-    from bot.turns import TurnController
+    from bot.messages.clicks import TurnController
+    from bot.messages.replies import expired
     from tests.discord_fakes import _FakeResponse
 
     gone = discord.NotFound(_FakeResponse(404, "Not Found"),  # type: ignore[arg-type]

@@ -17,8 +17,8 @@ import pytest
 from bot.core.choices import get_ui
 from bot.core.store import SqliteStore
 from bot.core.tables import TableInfo, TableStatus
-from bot.delivery import CANNOT_DM
-from bot.ui.ids import ButtonId
+from bot.messages.delivery import CANNOT_DM
+from bot.messages.ui.ids import ButtonId
 from tests.discord_fakes import (
     ANN,
     BOB,
@@ -243,7 +243,7 @@ async def test_an_instant_ai_answer_never_overtakes_the_move(tmp_path: Path) -> 
 async def test_select_menus_play_like_buttons(h: Harness) -> None:
     """Menus of more than five choices are selects (``fs:`` ids); the chosen option's
     value is the action code."""
-    from bot.ui.ids import SelectId
+    from bot.messages.ui.ids import SelectId
 
     info = await toy_table(h)
     mover = info.to_act_users[0]
@@ -259,7 +259,7 @@ async def test_select_menus_play_like_buttons(h: Harness) -> None:
 
 def test_menus_and_ids_validate() -> None:
     from bot.core.choices.adapter import Choice, Menu, Resolution
-    from bot.ui.items import GameSelect, build_view
+    from bot.messages.ui.items import GameSelect, build_view
 
     with pytest.raises(ValueError):
         ButtonId("bad id!", 1, "s1")
@@ -287,7 +287,7 @@ def test_menus_and_ids_validate() -> None:
 
 
 def test_parse_options() -> None:
-    from bot.cogs.common import parse_options
+    from bot.messages.cogs.common import parse_options
 
     assert parse_options(None) == {}
     assert parse_options("variant=yes size=5, ratio=0.5; name='a b'") == {
@@ -300,7 +300,7 @@ def test_parse_options() -> None:
 async def test_sequence_orders_and_never_blocks_for_good(monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
 
-    from bot.delivery import _Sequence
+    from bot.messages.delivery import _Sequence
 
     seq = _Sequence()
     order: list[int] = []
@@ -455,8 +455,8 @@ async def test_a_move_made_while_the_older_board_is_drawn_overtakes_it(
 
 
 async def test_overtaken_is_set_by_a_newer_delivery_only() -> None:
-    from bot.delivery import _Sequence
-    from bot.overtake import unless as _unless
+    from bot.messages.delivery import _Sequence
+    from bot.messages.overtake import unless as _unless
 
     seq = _Sequence()
     seq.begin(3)

@@ -18,25 +18,25 @@ import engines
 import renderers
 
 BOT_MODULES = [
-    "bot.cogs.common",
-    "bot.delivery",
+    "bot.messages.cogs.common",
+    "bot.messages.delivery",
     "bot.core.tables.texts",
     "bot.core.choices.adapter",
-    "bot.ui.forms",
+    "bot.messages.ui.forms",
     "bot.core.choices.pocket",
     "bot.core.choices.treasure",
     "bot.core.choices.winter_tales",
-    "bot.ui.ids",
-    "bot.ui.texts",
-    "bot.cogs.pocket",
+    "bot.messages.ui.ids",
+    "bot.messages.ui.texts",
+    "bot.messages.cogs.pocket",
     "bot.core.tables.ratings",
     "bot.core.tables.history",
-    "bot.threads",
+    "bot.messages.threads",
     "bot.core.store.factory",
     "bot.core.settings",
     "bot.core.loop_turns",
-    "bot.overtake",
-    "bot.render_pool",
+    "bot.messages.overtake",
+    "bot.messages.render_pool",
 ]
 
 

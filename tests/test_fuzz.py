@@ -2,7 +2,7 @@
 
 Real tables of every game sit in a few channels (lobbies and games being played, with
 seated players, an outsider, a closed and a finished table), run by the real
-:class:`bot.client.FabletopBot` against the in-process fake of Discord
+:class:`bot.messages.client.FabletopBot` against the in-process fake of Discord
 (tests/discord_fakes.py). Every case is an interaction payload fed the way the gateway
 feeds it (``parse_interaction_create``), so it goes through ``FabletopTree`` (its
 ``interaction_check`` and its error handler), the DynamicItem button and select, and
@@ -85,13 +85,13 @@ from discord import app_commands
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-import bot.client as client_module
-import bot.delivery as delivery_module
-import bot.lobby_clicks as lobby_module
+import bot.messages.client as client_module
+import bot.messages.delivery as delivery_module
+import bot.messages.lobby_clicks as lobby_module
 from bot.core.choices import get_ui
-from bot.replies import INTERNAL_ERROR
-from bot.ui.forms import FORM_TEMPLATE
-from bot.ui.ids import BUTTON_TEMPLATE, SELECT_TEMPLATE
+from bot.messages.replies import INTERNAL_ERROR
+from bot.messages.ui.forms import FORM_TEMPLATE
+from bot.messages.ui.ids import BUTTON_TEMPLATE, SELECT_TEMPLATE
 from engines import get_game
 from engines.catalog import has_hands, specs
 from engines.core import Rng

@@ -1,4 +1,4 @@
-"""bot/gateway_turns.py: a burst of gateway events read without suspending still gives
+"""bot/messages/gateway_turns.py: a burst of gateway events read without suspending still gives
 the event loop a turn every SLICE seconds."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import time
 import pytest
 from discord.gateway import DiscordWebSocket
 
-from bot import gateway_turns
+from bot.messages import gateway_turns
 
 
 async def test_a_burst_of_events_gives_the_loop_turns(monkeypatch: pytest.MonkeyPatch) -> None:

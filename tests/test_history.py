@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.cogs.history import history_text
 from bot.core.store import ResultRecord, TableRecord, utcnow
 from bot.core.tables import NoTable, TableStatus
 from bot.core.tables.ratings import rate_results
+from bot.messages.cogs.history import history_text
 from engines.core import Outcome
 from tests.discord_fakes import (
     ANN,

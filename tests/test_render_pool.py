@@ -1,4 +1,4 @@
-"""bot.render_pool: pictures drawn in worker processes are the same bytes as in-process,
+"""bot.messages.render_pool: pictures drawn in worker processes are the same bytes as in-process,
 a game the workers do not know is drawn in a thread, and a dead worker is replaced."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 import renderers
-from bot.delivery import Delivery
-from bot.render_pool import WORKER_NICENESS, RenderPool
+from bot.messages.delivery import Delivery
+from bot.messages.render_pool import WORKER_NICENESS, RenderPool
 from engines import get_game
 
 

@@ -1,4 +1,5 @@
-"""Replays of finished games (``bot.replays``, ``bot.core.tables.replay``, ``renderers.animation``).
+"""Replays of finished games (``bot.messages.replays``, ``bot.core.tables.replay``,
+``renderers.animation``).
 
 Each game is played to its end (seeded random moves, or an AI where random play never
 ends), stored as the bot stores it, and replayed. A frame is checked as the leak check
@@ -21,7 +22,6 @@ import pytest
 from PIL import Image
 
 import renderers
-from bot import replays
 from bot.core.store import ActionRecord, SqliteStore, TableRecord
 from bot.core.tables.replay import (
     NoFinishedGame,
@@ -32,7 +32,8 @@ from bot.core.tables.replay import (
     replay_table,
     spread,
 )
-from bot.replays import channel_replay, replay_animation
+from bot.messages import replays
+from bot.messages.replays import channel_replay, replay_animation
 from engines import get_game
 from engines.agents import get_agent
 from engines.core import Game, Rng

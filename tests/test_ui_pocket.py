@@ -30,8 +30,8 @@ from bot.core.choices.pocket import (
     options_line,
     parse_table_options,
 )
-from bot.ui.ids import CODE_RE, ButtonId, SelectId
-from bot.ui.items import build_view
+from bot.messages.ui.ids import CODE_RE, ButtonId, SelectId
+from bot.messages.ui.items import build_view
 from engines import get_game
 from engines.agents.pocket import careful_action
 from engines.core import UserError

@@ -1,7 +1,7 @@
 """Heavy work takes turns on the event loop, so a burst of moves never holds up the
 first responses.
 
-Every click is acknowledged before its table is read (bot/turns.py), but the
+Every click is acknowledged before its table is read (bot/messages/clicks.py), but the
 acknowledgement is an HTTP request, and sending it (a fresh connection, reading the
 answer) takes several turns of the event loop. asyncio runs, in one turn, every callback
 that is ready, in order. When a few hundred clicks arrive in the same second (a Discord

@@ -1177,7 +1177,7 @@ register(GameSpec(
     private_picture="renderers.crossroads_inn:render_hand",
     text_board="renderers.crossroads_inn:text_board",
     ui="bot.core.choices.crossroads_inn:CrossroadsUI",
-    cog="bot.cogs.crossroads_inn",
+    cog="bot.messages.cogs.crossroads_inn",
     rules="rules/crossroads_inn.json",
     conformance=(
         ConformanceCase(2, {"basic_tiles": "none"}, seeds=2, max_plies=20000, agent="heuristic"),

@@ -367,7 +367,7 @@ register(GameSpec(
     private_picture="renderers.winter_hand:render",
     text_board="renderers.text_winter:winter_tales_board",
     ui="bot.core.choices.winter_tales:WinterUI",
-    cog="bot.cogs.winter",
+    cog="bot.messages.cogs.winter",
     rules="rules/winter_tales.json",
     # Every player count (3-7) with every combination of the three modules (Power,
     # Objective, Skill): 40 games, one seed each, since a game is hundreds of plies, each

@@ -58,9 +58,9 @@ log = logging.getLogger("crash_load")
 RESULT = "Game over"
 """How the result of a finished game begins (bot/core/tables/texts.outcome_text)."""
 APOLOGY = "Something went wrong on my side"
-"""bot/replies.INTERNAL_ERROR: a fault of ours, never an acceptable answer."""
+"""bot/messages/replies.INTERNAL_ERROR: a fault of ours, never an acceptable answer."""
 SAVED = ("It is saved", "Your passage is in the story")
-"""Answers that say a move was committed (bot/turns.py)."""
+"""Answers that say a move was committed (bot/messages/clicks.py)."""
 WORDS = ("snow", "lantern", "whisper", "frost", "bell", "shadow", "song", "ember", "gate")
 
 

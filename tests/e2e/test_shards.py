@@ -43,7 +43,7 @@ import pytest
 from bot.core.store import Store, TableRecord
 from bot.core.store.factory import store_for
 from bot.core.tables.audit import audit_store
-from bot.ui.texts import literal
+from bot.messages.ui.texts import literal
 from engines import get_game
 from tests.conftest import BACKENDS, PgSchema
 from tests.e2e.harness import BotProcess, latest_with_buttons, stop_quietly

@@ -2,7 +2,7 @@
 safety).
 
 The hand message each player gets by DM, its buttons and the narration form are the
-bot core's (:mod:`bot.hands`, :mod:`bot.ui.forms`), driven by the game's adapter
+bot core's (:mod:`bot.messages.hands`, :mod:`bot.messages.ui.forms`), driven by the game's adapter
 (:mod:`bot.core.choices.winter_tales`); this cog adds what only Winter Tales has:
 
 * **Narration.** ``/winter tell`` (text, and optionally a Story card from your OWN hand
@@ -27,15 +27,15 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bot.cogs.common import GameCommands, delivery_of, service_of
 from bot.core.choices.winter_tales import card_number, thing_name
 from bot.core.tables import NoTable, Outbox, TableInfo, TableStatus, UserError
-from bot.replies import acknowledge
-from bot.ui.texts import literal, quote
+from bot.messages.cogs.common import GameCommands, delivery_of, service_of
+from bot.messages.replies import acknowledge
+from bot.messages.ui.texts import literal, quote
 from engines.core import Action, View
 
 if TYPE_CHECKING:
-    from bot.client import FabletopBot
+    from bot.messages.client import FabletopBot
 
 __all__ = ["GAME_ID", "Winter", "safety_lines", "setup"]
 

@@ -4,7 +4,7 @@ A game's adapter says which click codes open a form (``GameUI.form_title``) and 
 words become an action (``GameUI.with_text``). The form's custom_id carries the table,
 the version and the code (``fm:<table>:<version>:<code>``), so its submission needs
 nothing kept in memory: the client answers every form submission from its custom_id
-(:meth:`bot.turns.TurnController.handle_form`), restarts included.
+(:meth:`bot.messages.clicks.TurnController.handle_form`), restarts included.
 
 >>> FormId.parse("fm:t1a2b:12:tell")
 FormId(table_id='t1a2b', version=12, code='tell')
@@ -18,7 +18,7 @@ from typing import Any
 
 import discord
 
-from bot.ui.ids import CODE_RE
+from bot.messages.ui.ids import CODE_RE
 
 __all__ = ["FORM_TEMPLATE", "MAX_TEXT", "FormId", "TextForm", "form_text"]
 

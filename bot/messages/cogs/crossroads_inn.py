@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bot.cogs.common import GameCommands, check_cooldown, delivery_of, service_of
 from bot.core.choices.crossroads_inn import (
     KIND_WORDS,
     OPTIONS_HELP,
@@ -30,11 +29,12 @@ from bot.core.choices.crossroads_inn import (
     letter,
 )
 from bot.core.tables import TableInfo, TableStatus, UserError
-from bot.replies import acknowledge, display_name, private
-from bot.ui.texts import literal
+from bot.messages.cogs.common import GameCommands, check_cooldown, delivery_of, service_of
+from bot.messages.replies import acknowledge, display_name, private
+from bot.messages.ui.texts import literal
 
 if TYPE_CHECKING:
-    from bot.client import FabletopBot
+    from bot.messages.client import FabletopBot
 
 __all__ = ["GAME_ID", "Crossroads", "kingdom_text", "setup", "start_lines"]
 

@@ -17,7 +17,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.common import (
+from bot.core.choices import get_ui
+from bot.core.tables import NoTable, TableInfo, TableService, TableStatus, UnknownGame, UserError
+from bot.core.tables.lobby import MAX_REMINDER_MINUTES
+from bot.messages.clicks import ANNOUNCE_FAILED
+from bot.messages.cogs.common import (
     Cooldown,
     delivery_of,
     display_name,
@@ -26,23 +30,19 @@ from bot.cogs.common import (
     parse_options,
     service_of,
 )
-from bot.cogs.history import history_text
-from bot.core.choices import get_ui
-from bot.core.tables import NoTable, TableInfo, TableService, TableStatus, UnknownGame, UserError
-from bot.core.tables.lobby import MAX_REMINDER_MINUTES
-from bot.delivery import CANNOT_POST
-from bot.lobby_clicks import lobby_text, lobby_view
-from bot.replays import channel_replay
-from bot.replies import AT_ONCE, acknowledge, log_fault, private
-from bot.threads import can_hold_threads, close_starter, missing_permissions, open_thread
-from bot.turns import ANNOUNCE_FAILED
-from bot.ui.items import build_view
-from bot.ui.texts import literal, quote
+from bot.messages.cogs.history import history_text
+from bot.messages.delivery import CANNOT_POST
+from bot.messages.lobby_clicks import lobby_text, lobby_view
+from bot.messages.replays import channel_replay
+from bot.messages.replies import AT_ONCE, acknowledge, log_fault, private
+from bot.messages.threads import can_hold_threads, close_starter, missing_permissions, open_thread
+from bot.messages.ui.items import build_view
+from bot.messages.ui.texts import literal, quote
 from engines import get_game
 from engines.catalog import RulesSummary, has_hands, specs
 
 if TYPE_CHECKING:
-    from bot.client import FabletopBot
+    from bot.messages.client import FabletopBot
 
 __all__ = ["Guide", "Lobby", "load_rules", "rules_text", "setup"]
 

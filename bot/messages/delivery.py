@@ -22,14 +22,14 @@ The channel reads like a game log:
   waiting behind.
 
 Private news: for a game whose seats see more than the public (a hand), every seat has
-ONE hand message, kept current (:mod:`bot.hands`); for other games a private update is
+ONE hand message, kept current (:mod:`bot.messages.hands`); for other games a private update is
 a DM. A user whose DMs are closed (Discord error 50007) is told once in the channel to
 use the ephemeral ``/hand`` and remembered in the store, so every later private update
 becomes a short channel nudge: nothing is ever silently dropped. Nothing private is
 ever put in a channel message.
 
 The service speaks plain English (its lines carry seat names and what people typed: a
-ruling's note, a passage), so its lines are made :func:`~bot.ui.texts.literal` here, at
+ruling's note, a passage), so its lines are made :func:`~bot.messages.ui.texts.literal` here, at
 the edge, before the bot's own markup (a bold title, the turn's mentions) is put
 around them; every message says which mentions it may make.
 """
@@ -50,12 +50,12 @@ from bot.core.choices.adapter import GameUI
 from bot.core.loop_turns import LoopTurns
 from bot.core.store import Store, TurnMessage
 from bot.core.tables import Outbox, PrivateUpdate, PublicUpdate, TableInfo, TableStatus
-from bot.hands import HandMessages, digest
-from bot.overtake import unless
-from bot.render_pool import RenderPool, draw_picture
-from bot.threads import archive
-from bot.ui.items import build_view
-from bot.ui.texts import MAX_CONTENT, clip, clip_start, literal
+from bot.messages.hands import HandMessages, digest
+from bot.messages.overtake import unless
+from bot.messages.render_pool import RenderPool, draw_picture
+from bot.messages.threads import archive
+from bot.messages.ui.items import build_view
+from bot.messages.ui.texts import MAX_CONTENT, clip, clip_start, literal
 from engines.catalog import has_hands, spec
 
 _UNREAD = object()

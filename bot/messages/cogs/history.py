@@ -21,7 +21,6 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.common import display_name, game_autocomplete, match_game, service_of
 from bot.core.store import ResultRecord
 from bot.core.tables import TableService, UserError
 from bot.core.tables.ratings import (
@@ -36,11 +35,12 @@ from bot.core.tables.ratings import (
     member_stats,
     seat_identity,
 )
-from bot.replies import private
-from bot.ui.texts import MAX_CONTENT, literal
+from bot.messages.cogs.common import display_name, game_autocomplete, match_game, service_of
+from bot.messages.replies import private
+from bot.messages.ui.texts import MAX_CONTENT, literal
 
 if TYPE_CHECKING:
-    from bot.client import FabletopBot
+    from bot.messages.client import FabletopBot
 
 __all__ = ["History", "history_text", "leaderboard_text", "setup", "stats_text"]
 

@@ -19,16 +19,16 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bot.cogs.common import GameCommands, service_of
 from bot.core.choices import get_ui
 from bot.core.tables import TableInfo, TableStatus, UserError
-from bot.replies import acknowledge
-from bot.ui.texts import literal
+from bot.messages.cogs.common import GameCommands, service_of
+from bot.messages.replies import acknowledge
+from bot.messages.ui.texts import literal
 from engines.agents.pocket import hint as suggest_move
 from engines.core import Rng
 
 if TYPE_CHECKING:
-    from bot.client import FabletopBot
+    from bot.messages.client import FabletopBot
 
 __all__ = ["GAME_ID", "Pocket", "hint_seed", "hint_text", "pocket_help_text", "setup"]
 

@@ -9,10 +9,10 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.core.tables import UserError
-from bot.replies import acknowledge
+from bot.messages.replies import acknowledge
 
 if TYPE_CHECKING:
-    from bot.client import FabletopBot
+    from bot.messages.client import FabletopBot
 
 __all__ = ["Admin", "setup"]
 

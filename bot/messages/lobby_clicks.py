@@ -1,6 +1,6 @@
 """Buttons on a lobby message: Join, Leave, Add AI, Start.
 
-They are ordinary :class:`~bot.ui.items.GameButton` s with ``lobby.*`` codes (the
+They are ordinary :class:`~bot.messages.ui.items.GameButton` s with ``lobby.*`` codes (the
 table version is 0 until the game starts), so they survive restarts like every
 other button. A click refreshes the lobby message in place; Start turns it into a
 short note and posts the board.
@@ -16,12 +16,12 @@ import discord
 
 from bot.core.choices.adapter import Choice, Menu
 from bot.core.tables import NoTable, TableInfo, TableService, TableStatus, UserError
-from bot.replies import display_name, private
-from bot.ui.items import OTHER_CHANNEL, build_view, from_elsewhere
-from bot.ui.texts import literal
+from bot.messages.replies import display_name, private
+from bot.messages.ui.items import OTHER_CHANNEL, build_view, from_elsewhere
+from bot.messages.ui.texts import literal
 
 if TYPE_CHECKING:
-    from bot.delivery import Delivery
+    from bot.messages.delivery import Delivery
 
 __all__ = ["LOBBY_PREFIX", "LobbyClicks", "lobby_text", "lobby_view"]
 
@@ -134,7 +134,7 @@ class LobbyClicks:
             )
 
     async def _start(self, interaction: discord.Interaction, info: TableInfo) -> None:
-        from bot.delivery import CANNOT_POST
+        from bot.messages.delivery import CANNOT_POST
 
         # Checks first (host, enough players): a refusal is private and changes nothing.
         if info.host_id != interaction.user.id:

@@ -36,12 +36,12 @@ import discord
 from bot.core.choices import get_ui
 from bot.core.store import HandMessage
 from bot.core.tables import Outbox, SeatNews, TableInfo, TableStatus
-from bot.overtake import unless
-from bot.ui.items import build_panel
-from bot.ui.texts import clip, literal
+from bot.messages.overtake import unless
+from bot.messages.ui.items import build_panel
+from bot.messages.ui.texts import clip, literal
 
 if TYPE_CHECKING:
-    from bot.delivery import Delivery
+    from bot.messages.delivery import Delivery
 
 __all__ = ["HandMessages", "digest", "shown"]
 

@@ -37,18 +37,18 @@ from bot.core.tables import (
     TableService,
     UserError,
 )
-from bot.delivery import CANNOT_POST
-from bot.lobby_clicks import LOBBY_PREFIX, LobbyClicks
-from bot.replies import apology, expired, log_fault, private
-from bot.ui.forms import TextForm
-from bot.ui.items import OTHER_CHANNEL, build_view, from_elsewhere
-from bot.ui.texts import quote
+from bot.messages.delivery import CANNOT_POST
+from bot.messages.lobby_clicks import LOBBY_PREFIX, LobbyClicks
+from bot.messages.replies import apology, expired, log_fault, private
+from bot.messages.ui.forms import TextForm
+from bot.messages.ui.items import OTHER_CHANNEL, build_view, from_elsewhere
+from bot.messages.ui.texts import quote
 from engines.catalog import has_hands
 from engines.core import Action, View
 
 if TYPE_CHECKING:
     from bot.core.tables.lobby import TablePlace
-    from bot.delivery import Delivery
+    from bot.messages.delivery import Delivery
 
 __all__ = ["ANNOUNCE_FAILED", "STALE_DM", "TurnController"]
 
@@ -72,8 +72,8 @@ class _Show:
 
 
 class TurnController:
-    """The click and form handler behind every :class:`~bot.ui.items.GameButton`,
-    :class:`~bot.ui.items.GameSelect` and :class:`~bot.ui.forms.TextForm`."""
+    """The click and form handler behind every :class:`~bot.messages.ui.items.GameButton`,
+    :class:`~bot.messages.ui.items.GameSelect` and :class:`~bot.messages.ui.forms.TextForm`."""
 
     def __init__(self, service: TableService, delivery: Delivery) -> None:
         self.service = service

@@ -17,13 +17,13 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.core.tables import NoTable, TableInfo, TableService, TableStatus, UnknownGame, UserError
-from bot.delivery import CANNOT_POST
-from bot.replies import acknowledge, display_name, private
-from bot.ui.texts import quote
+from bot.messages.delivery import CANNOT_POST
+from bot.messages.replies import acknowledge, display_name, private
+from bot.messages.ui.texts import quote
 
 if TYPE_CHECKING:
-    from bot.client import FabletopBot
-    from bot.delivery import Delivery
+    from bot.messages.client import FabletopBot
+    from bot.messages.delivery import Delivery
 
 __all__ = [
     "NOT_READY",

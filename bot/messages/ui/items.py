@@ -4,7 +4,7 @@ Both are :class:`discord.ui.DynamicItem` s: discord.py matches a click's custom_
 against their template, rebuilds the item from it and calls its callback, with no
 in-memory view needed, so buttons keep working after a restart (the table state is
 in the store). The callback hands ``(table id, version, code)`` to the client's
-turn controller (:class:`bot.turns.TurnController`), which does every check.
+turn controller (:class:`bot.messages.clicks.TurnController`), which does every check.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import discord
 
 from bot.core.choices.adapter import Choice, Menu
-from bot.ui.ids import BUTTON_TEMPLATE, SELECT_TEMPLATE, ButtonId, SelectId
+from bot.messages.ui.ids import BUTTON_TEMPLATE, SELECT_TEMPLATE, ButtonId, SelectId
 
 __all__ = [
     "OTHER_CHANNEL",

@@ -14,7 +14,7 @@ import logging
 
 import discord
 
-from bot.ui.texts import literal
+from bot.messages.ui.texts import literal
 
 __all__ = ["NEEDED", "archive", "can_hold_threads", "close_starter", "missing_permissions",
            "open_thread", "thread_name"]

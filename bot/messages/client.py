@@ -32,17 +32,17 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import gateway_turns
 from bot.core.collector import Collector
 from bot.core.settings import Settings, apply_discord_endpoints
 from bot.core.tables import Outbox, TableService, UserError
-from bot.delivery import Delivery, Renderer
-from bot.render_pool import RenderPool
-from bot.replies import apology, expired, private
-from bot.turns import TurnController
-from bot.ui.forms import FORM_TEMPLATE, form_text
-from bot.ui.ids import BUTTON_TEMPLATE, SELECT_TEMPLATE
-from bot.ui.items import GameButton, GameSelect
+from bot.messages import gateway_turns
+from bot.messages.clicks import TurnController
+from bot.messages.delivery import Delivery, Renderer
+from bot.messages.render_pool import RenderPool
+from bot.messages.replies import apology, expired, private
+from bot.messages.ui.forms import FORM_TEMPLATE, form_text
+from bot.messages.ui.ids import BUTTON_TEMPLATE, SELECT_TEMPLATE
+from bot.messages.ui.items import GameButton, GameSelect
 from engines.catalog import specs
 
 __all__ = [
@@ -59,7 +59,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-CORE_COGS = ("bot.cogs.lobby", "bot.cogs.admin", "bot.cogs.history")
+CORE_COGS = ("bot.messages.cogs.lobby", "bot.messages.cogs.admin", "bot.messages.cogs.history")
 """The cogs every bot has; each game adds its own (``GameSpec.cog``)."""
 
 OUTBOX_LEASE = 30.0
@@ -134,7 +134,7 @@ class FabletopTree(app_commands.CommandTree):
                 and isinstance(command, app_commands.Command)
                 and command.extras.get("answer") != "at once"):
             # Acknowledged before the command reads a table: a busy store or table lock
-            # must never eat Discord's 3 seconds (see bot.replies.AT_ONCE).
+            # must never eat Discord's 3 seconds (see bot.messages.replies.AT_ONCE).
             await interaction.response.defer(ephemeral=True, thinking=True)
         return True
 

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from discord import app_commands
 
-from bot.cogs.common import GameCommands
 from bot.core.tables import TableInfo
+from bot.messages.cogs.common import GameCommands
 from engines.treasure import load_data
 
 if TYPE_CHECKING:
-    from bot.client import FabletopBot
+    from bot.messages.client import FabletopBot
 
 __all__ = ["Treasure", "setup", "treasure_help_text"]
 

@@ -42,7 +42,7 @@ from bot.core.tables.replay import (
     require_finished,
 )
 from bot.core.tables.texts import quote
-from bot.render_pool import draw_picture
+from bot.messages.render_pool import draw_picture
 from renderers.animation import DEFAULT_MAX_BYTES, Still, animate
 
 __all__ = [

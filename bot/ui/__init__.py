@@ -1,2 +1,0 @@
-"""Discord components: one DynamicItem button/select pair shared by every game
-(:mod:`bot.ui.items`), fed by per-game adapters (:mod:`bot.core.choices`)."""
