@@ -456,7 +456,7 @@ async def test_a_move_made_while_the_older_board_is_drawn_overtakes_it(
 
 async def test_overtaken_is_set_by_a_newer_delivery_only() -> None:
     from bot.messages.delivery import _Sequence
-    from bot.messages.overtake import unless as _unless
+    from bot.messages.delivery.overtake import unless as _unless
 
     seq = _Sequence()
     seq.begin(3)

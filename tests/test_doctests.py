@@ -35,7 +35,7 @@ BOT_MODULES = [
     "bot.core.store.factory",
     "bot.core.settings",
     "bot.core.loop_turns",
-    "bot.messages.overtake",
+    "bot.messages.delivery.overtake",
     "bot.messages.render_pool",
 ]
 

@@ -36,7 +36,7 @@ import discord
 from bot.core.choices import get_ui
 from bot.core.store import HandMessage
 from bot.core.tables import Outbox, SeatNews, TableInfo, TableStatus
-from bot.messages.overtake import unless
+from bot.messages.delivery.overtake import unless
 from bot.messages.ui.items import build_panel
 from bot.messages.ui.texts import clip, literal
 

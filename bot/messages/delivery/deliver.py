@@ -50,8 +50,8 @@ from bot.core.choices.adapter import GameUI
 from bot.core.loop_turns import LoopTurns
 from bot.core.store import Store, TurnMessage
 from bot.core.tables import Outbox, PrivateUpdate, PublicUpdate, TableInfo, TableStatus
-from bot.messages.hands import HandMessages, digest
-from bot.messages.overtake import unless
+from bot.messages.delivery.hands import HandMessages, digest
+from bot.messages.delivery.overtake import unless
 from bot.messages.render_pool import RenderPool, draw_picture
 from bot.messages.threads import archive
 from bot.messages.ui.items import build_view
