@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-import bot.messages.delivery as delivery_module
+import bot.messages.delivery.order as delivery_order
 from bot.core.tables import NoTable, TableInfo, TableService, TableStatus
 from bot.core.tables.lobby import TooManyTables
 from bot.messages.cogs.common import Cooldown
@@ -54,7 +54,7 @@ MASKED_LINK = re.compile(r"(?<!\\)\[[^\]]*(?<!\\)\]\(")
 async def h(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Harness]:
     # Moves made straight through the service are never announced; the next
     # announcement need not wait for them.
-    monkeypatch.setattr(delivery_module._Sequence, "WAIT", 0.01)
+    monkeypatch.setattr(delivery_order.TableOrder, "WAIT", 0.01)
     harness = await make_harness(tmp_path / "abuse.db", seed=11)
     yield harness
     await close_harness(harness)
@@ -151,7 +151,7 @@ async def test_a_lobby_button_from_another_channel_changes_nothing(h: Harness) -
     info = await h.service.status(CHANNEL_ID)
     join = next(c for c in lobby.custom_ids if c.endswith(":lobby.join"))
     start = next(c for c in lobby.custom_ids if c.endswith(":lobby.start"))
-    lobbies = dict(h.bot.delivery._lobbies)
+    lobbies = dict(h.bot.delivery.lobbies.known)
 
     # The lobby's Join, copied to another channel: refused there, privately.
     sent = await click_in(h, join, BOB, ELSEWHERE, lobby)
@@ -161,7 +161,7 @@ async def test_a_lobby_button_from_another_channel_changes_nothing(h: Harness) -
     after = await h.service.status(info.id)
     assert [s.user_id for s in after.seats] == [ANN] and after.status is TableStatus.LOBBY
     # not even which message is the lobby changed
-    assert h.bot.delivery._lobbies == lobbies
+    assert h.bot.delivery.lobbies.known == lobbies
 
     # In a DM too: lobby buttons are only ever on the table's channel message.
     payload = h.fake.click_payload(join, user_id=BOB, message=lobby, channel_id=ELSEWHERE)

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-import bot.messages.delivery as delivery_module
+import bot.messages.delivery.order as delivery_order
 from bot.core.choices import get_ui
 from bot.core.choices.adapter import Menu, UnknownChoice
 from bot.core.choices.crossroads_inn import (
@@ -412,7 +412,7 @@ def test_the_chart_kind_is_shown_when_choosing_kingdom_cards() -> None:
 
 @pytest.fixture
 async def h(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Harness]:
-    monkeypatch.setattr(delivery_module._Sequence, "WAIT", 0.01)
+    monkeypatch.setattr(delivery_order.TableOrder, "WAIT", 0.01)
     harness = await make_harness(tmp_path / "c.sqlite3", seed=5)
     yield harness
     await close_harness(harness)

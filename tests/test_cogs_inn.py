@@ -502,7 +502,7 @@ async def test_a_failed_announcement_does_not_deny_the_move(
     async def broken(*_: Any, **__: Any) -> Any:
         raise RuntimeError("renderer exploded")
 
-    monkeypatch.setattr(h.bot.delivery, "post_public", broken)
+    monkeypatch.setattr(h.bot.delivery.turn_messages, "post", broken)
     sent = await h.click(menu.custom_ids[0], mover, menu)
     assert (await h.service.status(info.id)).version == 1
     note = only(sent, "followup")

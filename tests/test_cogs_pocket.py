@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-import bot.messages.delivery as delivery_module
+import bot.messages.delivery.order as delivery_order
 from bot.core.choices.pocket import PocketUI
 from bot.core.tables import NoTable, TableInfo, TableStatus
 from bot.messages.cogs.pocket import hint_seed
@@ -50,7 +50,7 @@ C = load_content()
 async def h(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Harness]:
     # Moves made straight through the service (to reach a moment fast) are never
     # announced; the next announcement need not wait for them.
-    monkeypatch.setattr(delivery_module._Sequence, "WAIT", 0.01)
+    monkeypatch.setattr(delivery_order.TableOrder, "WAIT", 0.01)
     harness = await make_harness(tmp_path / "p.sqlite3", seed=5)
     yield harness
     await close_harness(harness)

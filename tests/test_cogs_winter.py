@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-import bot.messages.delivery as delivery_module
+import bot.messages.delivery.order as delivery_order
 from bot.core.choices.winter_tales import WinterUI
 from bot.core.tables import interrupt_timeout
 from engines.winter_tales.content import load_content
@@ -41,7 +41,7 @@ CARDS = {c.id: c.title for c in load_content().story_cards}
 async def h(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     # Moves made straight through the service (to reach a moment fast) are never
     # announced; the next announcement need not wait for them.
-    monkeypatch.setattr(delivery_module._Sequence, "WAIT", 0.01)
+    monkeypatch.setattr(delivery_order.TableOrder, "WAIT", 0.01)
     harness = await make_harness(tmp_path / "w.sqlite3", seed=11)
     yield harness
     await close_harness(harness)
@@ -465,7 +465,7 @@ async def test_closed_dms_get_one_nudge_and_the_ephemeral_hand_still_works(h: Ha
     nudges = [s for s in h.fake.channel_messages() if f"<@{BOB}>" in s.content
               and "/hand" in s.content]
     assert len(nudges) == 1
-    assert await h.bot.delivery.dm_closed(BOB)
+    assert await h.bot.delivery.dms.closed(BOB)
     await dealt(h)
     assert len([s for s in h.fake.channel_messages() if "/hand" in s.content
                 and f"<@{BOB}>" in s.content]) == 1  # no nudge on every change

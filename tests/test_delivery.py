@@ -129,7 +129,7 @@ async def test_closed_dms_are_nudged_in_the_channel_and_remembered(h: Harness) -
     assert f"<@{mover}>" in nudge.content and "DMs are closed" in nudge.content
     assert [int(u) for u in nudge.payload["allowed_mentions"]["users"]] == [mover]
     assert not secret_lines([nudge])
-    assert await h.bot.delivery.dm_closed(mover)
+    assert await h.bot.delivery.dms.closed(mover)
 
     # the other player moves, then the same player again: no new DM attempt, a short
     # nudge... unless the private news can go to the clicker ephemerally (it can).
@@ -146,13 +146,13 @@ async def test_nudge_for_someone_else_never_carries_the_secret(h: Harness) -> No
     DMs are known to be closed becomes a channel nudge."""
     info = await toy_table(h)
     delivery = h.bot.delivery
-    await delivery.mark_dm_closed(BOB)
+    await delivery.dms.mark_closed(BOB)
     from bot.core.tables import PrivateUpdate
 
     update = PrivateUpdate(table_id=info.id, channel_id=CHANNEL_ID, user_id=BOB,
                            seat=info.seat_of(BOB).index, version=info.version,
                            lines=("secret: 3, 1",))
-    how = await delivery.post_private(update, info)
+    how = await delivery.dms.post_private(update, info)
     assert how == "nudge"
     last = h.fake.channel_messages()[-1]
     assert f"<@{BOB}>" in last.content and "/hand" in last.content
@@ -164,13 +164,13 @@ async def test_hand_shows_private_lines_and_can_retry_dms(h: Harness) -> None:
     mover = info.to_act_users[0]
     h.fake.closed_dms.add(mover)
     await take_turn(h)
-    assert await h.bot.delivery.dm_closed(mover)
+    assert await h.bot.delivery.dms.closed(mover)
     sent = await h.slash("hand", mover, retry_dm=True)
     reply = only(sent, "followup")
     assert reply.ephemeral
     assert "Only you know" in reply.content and "found stones worth" in reply.content
     assert "try to DM you again" in reply.content
-    assert not await h.bot.delivery.dm_closed(mover)
+    assert not await h.bot.delivery.dms.closed(mover)
     # the other player's /hand does not show the mover's stones
     waiting = BOB if mover == ANN else ANN
     other = only(await h.slash("hand", waiting), "followup")
@@ -300,9 +300,9 @@ def test_parse_options() -> None:
 async def test_sequence_orders_and_never_blocks_for_good(monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
 
-    from bot.messages.delivery import _Sequence
+    from bot.messages.delivery.order import TableOrder
 
-    seq = _Sequence()
+    seq = TableOrder()
     order: list[int] = []
 
     async def post(version: int) -> None:
@@ -319,7 +319,7 @@ async def test_sequence_orders_and_never_blocks_for_good(monkeypatch: pytest.Mon
     await later
     assert order == [1, 2]
     # a version that never comes holds the next one back only for WAIT seconds
-    monkeypatch.setattr(_Sequence, "WAIT", 0.01)
+    monkeypatch.setattr(TableOrder, "WAIT", 0.01)
     seq.begin(3)
     await post(4)
     assert order == [1, 2, 4] and seq.in_flight == set()
@@ -363,17 +363,17 @@ async def test_a_resync_waits_for_the_delivery_of_its_version_in_flight(h: Harne
     assert snapshot is not None
     delivery = h.bot.delivery
     assert delivery is not None
-    seq = delivery._sequence.setdefault(info.id, type(delivery._sequence[info.id])())
+    seq = delivery._order.setdefault(info.id, type(delivery._order[info.id])())
     version = snapshot.table.version
     seq.begin(version)  # the delivery of this very version is still on its way
     read: list[int] = []
-    real = delivery._turn_message
+    real = delivery.turn_messages.current
 
     async def turn_message(table_id: str) -> object:
         read.append(version)
         return await real(table_id)
 
-    delivery._turn_message = turn_message  # type: ignore[method-assign]
+    delivery.turn_messages.current = turn_message  # type: ignore[method-assign]
     task = asyncio.ensure_future(delivery.resync(snapshot))
     for _ in range(20):
         await asyncio.sleep(0)
@@ -455,10 +455,10 @@ async def test_a_move_made_while_the_older_board_is_drawn_overtakes_it(
 
 
 async def test_overtaken_is_set_by_a_newer_delivery_only() -> None:
-    from bot.messages.delivery import _Sequence
+    from bot.messages.delivery.order import TableOrder
     from bot.messages.delivery.overtake import unless as _unless
 
-    seq = _Sequence()
+    seq = TableOrder()
     seq.begin(3)
     three = seq.overtaken(3)
     seq.begin(3.5)  # a resync's place overtakes nothing

@@ -19,7 +19,7 @@ import renderers
 
 BOT_MODULES = [
     "bot.messages.cogs.common",
-    "bot.messages.delivery",
+    "bot.messages.delivery.turn_message",
     "bot.core.tables.texts",
     "bot.core.choices.adapter",
     "bot.messages.ui.forms",

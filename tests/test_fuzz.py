@@ -86,7 +86,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import bot.messages.client as client_module
-import bot.messages.delivery as delivery_module
+import bot.messages.delivery.order as delivery_order
 import bot.messages.lobby_clicks as lobby_module
 from bot.core.choices import get_ui
 from bot.messages.replies import INTERNAL_ERROR
@@ -1564,7 +1564,7 @@ def world(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureReque
           ) -> Iterator[World]:
     # Moves are announced at once (no wait for a previous delivery of the table).
     patch = pytest.MonkeyPatch()
-    patch.setattr(delivery_module._Sequence, "WAIT", 0.01)
+    patch.setattr(delivery_order.TableOrder, "WAIT", 0.01)
     started = time.perf_counter()
     w = World(tmp_path_factory.mktemp("fuzz"))
     built = time.perf_counter() - started

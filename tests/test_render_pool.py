@@ -66,7 +66,7 @@ def test_only_shipped_games_go_to_the_workers() -> None:
         assert not RenderPool.serves(TOY_ID)
     # an injected renderer (tests) keeps the thread path: no pool
     delivery = Delivery(client=None, store=None, renderer=lambda *a, **k: b"")  # type: ignore[arg-type]
-    assert delivery.pool is None
+    assert delivery.pictures.pool is None
 
 
 @pytest.mark.skipif(not hasattr(os, "nice"), reason="no process priorities here")

@@ -93,7 +93,7 @@ class LobbyClicks:
             return
         if interaction.message is not None and interaction.channel_id is not None:
             # The clicked message is the lobby message: slash commands edit it too.
-            self.delivery.remember_lobby(table_id, interaction.channel_id,
+            self.delivery.lobbies.remember(table_id, interaction.channel_id,
                                          interaction.message.id)
         if info.status is not TableStatus.LOBBY:
             text = {
@@ -125,7 +125,7 @@ class LobbyClicks:
             return
         if info.status is TableStatus.ABORTED:
             headline += " Nobody is left, so the table is closed."
-            self.delivery.forget_lobby(table_id)
+            self.delivery.lobbies.forget(table_id)
         with contextlib.suppress(discord.HTTPException):
             await interaction.edit_original_response(
                 content=lobby_text(info, headline),
@@ -146,7 +146,7 @@ class LobbyClicks:
             await private(interaction, str(exc))
             return
         self.delivery.expect(outbox)
-        self.delivery.forget_lobby(info.id)  # this very message is being closed here
+        self.delivery.lobbies.forget(info.id)  # this very message is being closed here
         with contextlib.suppress(discord.HTTPException):
             await interaction.edit_original_response(
                 content=f"{info.game_name}: the game has started.", view=None

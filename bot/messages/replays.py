@@ -11,7 +11,7 @@ Every picture is one of at most ``max_frames`` steps (the setup, the end, an eve
 between), and the GIF stays within ``max_bytes`` whatever the game's length (fewer
 frames, then smaller, then fewer colours, at worst the final board alone).
 
-    anim = await channel_replay(service, channel_id, game, renderer=delivery.draw)
+    anim = await channel_replay(service, channel_id, game, renderer=delivery.pictures.draw)
     await channel.send(literal(anim.summary), file=discord.File(io.BytesIO(anim.data),
                                                                 anim.filename))
 

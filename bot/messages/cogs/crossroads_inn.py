@@ -120,13 +120,13 @@ class Crossroads(GameCommands, name="crossroads", group_name="crossroads",
     async def cog_load(self) -> None:
         delivery = getattr(self.bot, "delivery", None)
         if delivery is not None:
-            delivery.start_lines[GAME_ID] = start_lines
+            delivery.turn_messages.start_lines[GAME_ID] = start_lines
 
     async def cog_unload(self) -> None:
         delivery = getattr(self.bot, "delivery", None)
         if delivery is not None:
             with contextlib.suppress(KeyError):
-                del delivery.start_lines[GAME_ID]
+                del delivery.turn_messages.start_lines[GAME_ID]
 
     @app_commands.command(name="inn", description="One innkeeper's inn, large")
     @app_commands.describe(player="Whose inn (default: yours, else the active player's)",
@@ -193,10 +193,10 @@ class Crossroads(GameCommands, name="crossroads", group_name="crossroads",
                           index: int) -> bytes | None:
         """One inn of the PUBLIC view (``part="inn:<seat>"``), off the event loop."""
         delivery = delivery_of(interaction)
-        if delivery.renderer is None:
+        if delivery.pictures.renderer is None:
             return None
         try:
-            return await delivery.draw(GAME_ID, view, names=names, part=f"inn:{index}")
+            return await delivery.pictures.draw(GAME_ID, view, names=names, part=f"inn:{index}")
         except Exception:  # the text still goes out
             log.exception("drawing inn %s failed", index)
             return None

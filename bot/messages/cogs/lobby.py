@@ -272,7 +272,7 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
                 await close_starter(opened, str(exc))
             raise
         chosen = ui.options_text(info.options)
-        posted = await delivery_of(interaction).post_lobby(
+        posted = await delivery_of(interaction).lobbies.post(
             info,
             f"{literal(display_name(interaction.user))} opened a **{info.game_name}** table.\n"
             + (f"{chosen}\n" if chosen else "") + literal(info.text),
@@ -318,7 +318,7 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
                              headline: str) -> None:
         """Bring the lobby message (its seats, its Start button) up to date as a click
         on it would, with what changed as its headline; tell the caller privately."""
-        shown = await delivery_of(interaction).refresh_lobby(
+        shown = await delivery_of(interaction).lobbies.refresh(
             info, lobby_text(info, headline),
             lobby_view(info, service_of(interaction).ai_levels(info.game_id)))
         await private(interaction, headline if shown else f"{headline} But {CANNOT_LOBBY}")
@@ -337,7 +337,7 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
         text = f"{literal(display_name(interaction.user))} left the table."
         if info.status is TableStatus.ABORTED:
             text += " Nobody is left, so the table is closed."
-            await delivery_of(interaction).close_lobby(info.id, lobby_text(info, text))
+            await delivery_of(interaction).lobbies.close(info.id, lobby_text(info, text))
             await private(interaction, text)
             return
         await self._lobby_changed(interaction, info, text)
@@ -411,7 +411,7 @@ class Lobby(commands.GroupCog, group_name="table", group_description="Open and r
             return
         try:
             anim = await channel_replay(service_of(interaction), channel, game,
-                                        renderer=delivery_of(interaction).draw)
+                                        renderer=delivery_of(interaction).pictures.draw)
             sent = await interaction.client.get_partial_messageable(channel).send(
                 literal(anim.summary), file=discord.File(io.BytesIO(anim.data), anim.filename),
                 allowed_mentions=discord.AllowedMentions.none())
@@ -520,7 +520,7 @@ class Guide(commands.Cog):
         await acknowledge(interaction)
         info = await self._table_for_hand(interaction)
         if retry_dm:
-            await delivery.retry_dms(interaction.user.id)
+            await delivery.dms.retry(interaction.user.id)
         snapshot = await service.seat_snapshot(info.id, interaction.user.id)
         # A game with a hand message answers with the same hand: the history below would
         # list cards drawn, including ones played since.
@@ -546,11 +546,11 @@ class Guide(commands.Cog):
         if retry_dm:
             lines.append("I will try to DM you again.")
         kwargs: dict[str, Any] = {}
-        png = await delivery.render_png(info.game_id, view, info)
+        png = await delivery.pictures.render_png(info.game_id, view, info)
         if png is not None:
             kwargs["file"] = discord.File(io.BytesIO(png), filename="hand.png")
         if info.status is TableStatus.PLAYING and news.legal and view is not None:
-            menu = delivery.ui_for(info.game_id).private_menu(view, list(news.legal))
+            menu = get_ui(info.game_id).private_menu(view, list(news.legal))
             components = build_view(menu, info.id, info.version)
             if components is not None:
                 kwargs["view"] = components

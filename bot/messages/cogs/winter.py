@@ -1,9 +1,9 @@
 """``/winter ...``: Winter Tales' own commands and texts (narration, exports, the Arbiter,
 safety).
 
-The hand message each player gets by DM, its buttons and the narration form are the
-bot core's (:mod:`bot.messages.hands`, :mod:`bot.messages.ui.forms`), driven by the game's adapter
-(:mod:`bot.core.choices.winter_tales`); this cog adds what only Winter Tales has:
+The hand message each player gets by DM, its buttons and the narration form are shared
+by every game (:mod:`bot.messages.delivery.hands`, :mod:`bot.messages.ui.forms`), driven by
+the game's adapter (:mod:`bot.core.choices.winter_tales`); this cog adds what only Winter Tales has:
 
 * **Narration.** ``/winter tell`` (text, and optionally a Story card from your OWN hand
   by autocomplete, with the side when the rules let you choose).
@@ -199,13 +199,13 @@ class Winter(GameCommands, name="winter", group_name="winter",
     async def cog_load(self) -> None:
         delivery = getattr(self.bot, "delivery", None)
         if delivery is not None:
-            delivery.start_lines[GAME_ID] = safety_lines
+            delivery.turn_messages.start_lines[GAME_ID] = safety_lines
             delivery.finished.append(self.post_storybook)
 
     async def cog_unload(self) -> None:
         delivery = getattr(self.bot, "delivery", None)
         if delivery is not None:
-            delivery.start_lines.pop(GAME_ID, None)
+            delivery.turn_messages.start_lines.pop(GAME_ID, None)
             with contextlib.suppress(ValueError):
                 delivery.finished.remove(self.post_storybook)
 
@@ -320,7 +320,7 @@ class Winter(GameCommands, name="winter", group_name="winter",
         names = [s.name for s in sorted(info.seats, key=lambda s: s.index)]
         board = None
         if fmt in ("all", "html"):
-            board = await self.bot.delivery.render_png(GAME_ID, view, info)  # type: ignore[union-attr]
+            board = await self.bot.delivery.pictures.render_png(GAME_ID, view, info)  # type: ignore[union-attr]
         exports = await asyncio.to_thread(storybook.export, view, names, "A Winter Tale", board)
         wanted = ("md", "html", "json") if fmt == "all" else (fmt,)
         return [(f"winter-tale-{info.id}.{ext}", exports[ext].encode("utf-8"))

@@ -24,26 +24,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import io
-import json
 import logging
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 
 from bot.core.choices import get_ui
-from bot.core.store import HandMessage
+from bot.core.store import HandMessage, Store
 from bot.core.tables import Outbox, SeatNews, TableInfo, TableStatus
+from bot.messages.delivery.channel import digest
+from bot.messages.delivery.dms import DirectMessages
 from bot.messages.delivery.overtake import unless
+from bot.messages.delivery.pictures import Pictures
 from bot.messages.ui.items import build_panel
 from bot.messages.ui.texts import clip, literal
 
-if TYPE_CHECKING:
-    from bot.messages.delivery import Delivery
-
-__all__ = ["HandMessages", "digest", "shown"]
+__all__ = ["HandMessages", "shown"]
 
 log = logging.getLogger(__name__)
 
@@ -61,16 +59,15 @@ def shown(info: TableInfo) -> TableInfo:
     )
 
 
-def digest(data: Any) -> str:
-    """A short stable fingerprint of JSON-able data (what a message shows)."""
-    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:24]
-
-
 class HandMessages:
-    """The hand messages of every table (one per process, owned by delivery)."""
+    """The hand messages of every table (one per process, owned by the delivery)."""
 
-    def __init__(self, delivery: Delivery) -> None:
-        self.delivery = delivery
+    def __init__(self, client: discord.Client, store: Store, pictures: Pictures,
+                 dms: DirectMessages) -> None:
+        self.client = client
+        self.store = store
+        self.pictures = pictures
+        self.dms = dms
         self._locks: dict[tuple[str, int], asyncio.Lock] = {}
 
     # -- what a hand shows -------------------------------------------------------
@@ -89,7 +86,7 @@ class HandMessages:
         return text, menus, signature, digest(ui.hand_picture_key(news.view))
 
     async def _picture(self, info: TableInfo, view: Any) -> bytes | None:
-        return await self.delivery.render_png(info.game_id, view, info, private=True)
+        return await self.pictures.render_png(info.game_id, view, info, private=True)
 
     async def _kwargs(self, info: TableInfo, news: SeatNews, text: str, menus: list[Any],
                       png: bytes | None) -> dict[str, Any]:
@@ -130,7 +127,7 @@ class HandMessages:
         info = outbox.table
         if info.status is TableStatus.LOBBY or not outbox.seats:
             return []
-        store = self.delivery.store
+        store = self.store
         stored = {h.user_id: h for h in await store.hand_messages(info.id)}
         closed_dms = await store.dm_closed_among([n.user_id for n in outbox.seats])
         lines = {p.user_id: list(p.lines) for p in outbox.private}
@@ -183,7 +180,7 @@ class HandMessages:
             if user_id in seated or user_id in holders:
                 continue
             try:
-                partial = self.delivery.client.get_partial_messageable(
+                partial = self.client.get_partial_messageable(
                     rec.channel_id, type=discord.ChannelType.private)
                 await partial.get_partial_message(rec.message_id).edit(
                     content=f"**{info.game_name}** (table in <#{info.channel_id}>): your "
@@ -191,7 +188,7 @@ class HandMessages:
                     view=None, attachments=[], allowed_mentions=discord.AllowedMentions.none())
             except discord.HTTPException:
                 log.debug("could not close the hand message of %s", user_id)
-            await self.delivery.store.delete_hand_message(info.id, user_id)
+            await self.store.delete_hand_message(info.id, user_id)
 
     async def _show(self, info: TableInfo, news: SeatNews, lines: list[str],
                     rec: HandMessage | None, nonce: str | None = None,
@@ -218,7 +215,7 @@ class HandMessages:
                 if file is not None:
                     edit["attachments"] = [file]
                 try:
-                    partial = self.delivery.client.get_partial_messageable(
+                    partial = self.client.get_partial_messageable(
                         rec.channel_id, type=discord.ChannelType.private)
                     await partial.get_partial_message(rec.message_id).edit(**edit)
                     return HandMessage(info.id, news.user_id, rec.channel_id, rec.message_id,
@@ -230,7 +227,7 @@ class HandMessages:
                 except discord.HTTPException:
                     log.exception("editing the hand message of %s failed", news.user_id)
                     return None
-            sent = await self.delivery.send_dm(news.user_id, info.channel_id, kwargs,
+            sent = await self.dms.send(news.user_id, info.channel_id, kwargs,
                                                nonce=nonce)
             if sent is None:
                 return None
@@ -241,9 +238,9 @@ class HandMessages:
                      closed: bool, nonce: str | None = None) -> None:
         """A private message that must be noticed: a new DM, not an edit."""
         if closed:
-            await self.delivery.nudge(user_id, info.channel_id, first=False)
+            await self.dms.nudge(user_id, info.channel_id, first=False)
             return
         text = (f"**{info.game_name}** (table in <#{info.channel_id}>): "
                 + "\n".join(literal(line) for line in lines))
-        await self.delivery.send_dm(user_id, info.channel_id, {"content": clip(text)},
+        await self.dms.send(user_id, info.channel_id, {"content": clip(text)},
                                     nonce=nonce)

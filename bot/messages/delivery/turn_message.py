@@ -1,0 +1,267 @@
+"""The turn message: one channel message per turn, which reads like a game log.
+
+* **One turn message per turn.** While the same people are to act (the steps of one
+  turn), the turn message is edited: its lines grow, its picture and buttons follow the
+  table. When the turn passes to someone else, a new message is posted and the old one
+  loses its buttons (the turn message is kept in the store, so this holds across
+  restarts).
+* **A ping only for a change of player** (and for a reminder): the people who are to
+  act now and were not already asked by the previous turn message.
+* **A board picture only when the board changed** (the fields the game's declaration
+  names, ``GameSpec.board_fields``), and never for an update a newer one is already
+  waiting behind.
+
+The service speaks plain English (its lines carry seat names and what people typed: a
+ruling's note, a passage), so its lines are made :func:`~bot.messages.ui.texts.literal`
+here, at the edge, before the bot's own markup (a bold title, the turn's mentions) is put
+around them; every message says which mentions it may make.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import discord
+
+from bot.core.choices import get_ui
+from bot.core.choices.adapter import GameUI
+from bot.core.store import Store, TurnMessage
+from bot.core.tables import Outbox, TableStatus
+from bot.messages.delivery.channel import Channel, digest, nonce_for
+from bot.messages.delivery.overtake import unless
+from bot.messages.delivery.pictures import Pictures
+from bot.messages.ui.items import build_view
+from bot.messages.ui.texts import MAX_CONTENT, clip_start, literal
+from engines.catalog import spec
+
+__all__ = ["UNREAD", "TurnMessages", "board_key"]
+
+log = logging.getLogger(__name__)
+
+UNREAD = object()
+""":meth:`TurnMessages.post`'s ``prev`` when the caller has not read the turn message."""
+
+
+def board_key(game_id: str, view: Any) -> str:
+    """What the board picture shows (the declared fields of the public view)."""
+    data = view.model_dump(mode="json") if hasattr(view, "model_dump") else dict(view)
+    try:
+        fields = spec(game_id).board_fields
+    except KeyError:
+        fields = None
+    return digest([data.get(k) for k in fields] if fields else data)
+
+
+class TurnMessages:
+    """The turn message of every table (one per process, owned by the delivery)."""
+
+    def __init__(self, store: Store, channel: Channel, pictures: Pictures) -> None:
+        self.store = store
+        self.channel = channel
+        self.pictures = pictures
+        self._turns: dict[str, TurnMessage] = {}
+        """table id -> its current turn message (read from the store after a restart)."""
+        self._turn_seats: dict[str, tuple[int, ...]] = {}
+        """table id -> the seats to act when its turn message was last posted or edited."""
+        self.start_lines: dict[str, Callable[[Any], list[str]]] = {}
+        """game id -> extra lines for the start message from the public view (Winter
+        Tales: the table's lines and veils)."""
+
+    def forget(self, table_id: str) -> None:
+        """The table is over: its bookkeeping goes."""
+        self._turns.pop(table_id, None)
+        self._turn_seats.pop(table_id, None)
+
+    async def current(self, table_id: str) -> TurnMessage | None:
+        """The table's turn message as the store has it: another process (a DM click
+        arrives on shard 0) may have posted a newer one since this one's last post.
+        Deliveries of one table are in order here and each stores its turn message
+        before the next begins, so the store is never behind this process."""
+        stored = await self.store.turn_message(table_id)
+        cached = self._turns.get(table_id)
+        if stored is None or (cached is not None and cached.version > stored.version):
+            return cached
+        self._turns[table_id] = stored
+        return stored
+
+    def remember(self, turn: TurnMessage) -> None:
+        self._turns[turn.table_id] = turn
+
+    def buttons(self, outbox: Outbox) -> discord.ui.View | None:
+        """Buttons for whoever must act now, from the outbox's own view and choices."""
+        info = outbox.table
+        if info.status is not TableStatus.PLAYING or not info.to_act:
+            return None
+        humans = info.to_act_users
+        if not humans or outbox.public_view is None:
+            return None  # an AI is thinking (its move brings fresh buttons), or stale
+        ui = get_ui(info.game_id)
+        try:
+            if len(humans) == 1:
+                menu = ui.public_menu(outbox.public_view, list(outbox.legal_of(humans[0])))
+            else:
+                # Several seats may act (an interrupt window): each opens their own menu.
+                menu = ui.turn_button_menu()
+        except Exception:
+            # A broken adapter must not cost the turn its buttons: everyone can still
+            # open their own menu with the generic button.
+            log.exception("could not build the turn buttons of table %s", info.id)
+            menu = GameUI.turn_button_menu(ui)
+        return build_view(menu, info.id, info.version)
+
+    async def strip(self, prev: TurnMessage) -> TurnMessage:
+        """Take the buttons off an older turn message; the record it leaves."""
+        await self.channel.strip_buttons(prev.channel_id, prev.message_id)
+        turn = replace(prev, has_buttons=False)
+        self._turns[turn.table_id] = turn
+        return turn
+
+    async def post(self, outbox: Outbox, *, head: tuple[str, ...] = (),
+                   prev: TurnMessage | object | None = UNREAD,
+                   overtaken: asyncio.Event | None = None,
+                   ) -> tuple[bool, TurnMessage | None]:
+        """Post (or edit into the turn message) one public update. Returns whether it
+        could be posted and the turn message it leaves (``None``: unchanged). ``head``:
+        lines of the bot's own, already Discord text, before the update's (plain) ones;
+        ``prev``: the table's turn message if the caller has just read it."""
+        update = outbox.public
+        assert update is not None
+        info = outbox.table
+        if prev is UNREAD:
+            prev = await self.current(info.id)
+        assert prev is None or isinstance(prev, TurnMessage)
+        lines = [*head, *(literal(x) for x in update.lines)]
+        if update.kind == "start" and outbox.public_view is not None:
+            extra = self.start_lines.get(info.game_id)
+            if extra is not None:
+                lines += extra(outbox.public_view)
+        buttons = self.buttons(outbox)
+        key = board_key(info.game_id, outbox.public_view) if outbox.public_view else None
+        shown = prev.board_key if prev is not None else None
+        picture = (update.render_board and key is not None
+                   and (update.kind == "board" or key != shown))
+        humans = () if update.finished else info.to_act_users
+
+        if update.kind == "abort":
+            # The end of the table: its last turn message loses its buttons.
+            sent = await self.channel.send(update.channel_id, content=_content(lines, (), None),
+                                           nonce=nonce_for(outbox, "p"))
+            if prev is not None and prev.has_buttons:
+                return sent is not None, await self.strip(prev)
+            return sent is not None, None
+
+        png = None
+        if picture:
+            png = await unless(overtaken, self.pictures.render_png(
+                info.game_id, outbox.public_view, info))
+        if overtaken is not None and overtaken.is_set():
+            # A newer version began while this picture waited to be drawn (a backlog of
+            # pictures): that one brings the board and the buttons, right after this.
+            png, buttons = None, None
+        # The steps of one turn: the player to act moved and is still to act. Anything
+        # else (a ruling, words added out of turn, a change of player) is news of its
+        # own, in a new message at the bottom of the channel.
+        # The seats to act when the turn message was last updated: AI seats too, so an AI's
+        # steps gather in one message like a person's. After a restart only the people
+        # pinged are known, which is enough for theirs.
+        seats_then = self._turn_seats.get(info.id)
+        same_seats = (seats_then == tuple(info.to_act) if seats_then is not None
+                      else bool(humans) and prev is not None and set(humans) == set(prev.pinged))
+        # One decision several seats make at once, in any order (a draft round): each
+        # answer narrows the seats still to act, and its news joins the same message.
+        narrowed = (seats_then is not None and update.actor is not None
+                    and update.actor in seats_then and update.actor not in info.to_act
+                    and bool(info.to_act) and set(info.to_act) < set(seats_then))
+        same_turn = (prev is not None and update.kind == "move" and not update.finished
+                     and update.actor is not None
+                     and ((update.actor in info.to_act and same_seats) or narrowed)
+                     and prev.version < update.version)
+        whose = [literal(update.turn_line)] if update.turn_line else []
+        # A move with no public news and nobody new to ask (one AI handing the turn to
+        # another) only changes whose turn it is: the turn message says so, in place.
+        nobody_new = not humans or (prev is not None and set(humans) <= set(prev.pinged))
+        quiet = (prev is not None and update.kind == "move" and not update.finished
+                 and not lines and nobody_new and png is None)
+        if same_turn or quiet:
+            assert prev is not None
+            merged = _merge(list(prev.lines), lines, MAX_CONTENT - 200)
+            # An edit pings nobody: the mention only says again whose turn it is, so it
+            # names whoever is to act now. (It named the people this message first asked:
+            # after a draft's last pick that was the other player, and the player to act,
+            # asked by the round before, was not named at all.)
+            still = tuple(humans)
+            content = _content(merged + whose, still, "it's your turn")
+            edited = await self.channel.edit(prev.channel_id, prev.message_id, content,
+                                             buttons, png)
+            if edited:
+                turn = replace(prev, version=update.version, lines=tuple(merged),
+                               has_buttons=buttons is not None,
+                               board_key=key if png is not None else prev.board_key)
+                self._turns[info.id] = turn
+                self._turn_seats[info.id] = tuple(info.to_act)
+                return True, turn
+        # A new turn message: ping whoever is to act and was not already asked (a
+        # reminder asks again; a board re-post asks nobody).
+        already = set(prev.pinged) if prev is not None else set()
+        if update.kind == "reminder":
+            pings = tuple(update.mentions)
+        elif update.kind == "board":
+            pings = ()
+        else:
+            pings = tuple(u for u in humans if u not in already)
+        verb = "the table is waiting for you" if update.kind == "reminder" else "it's your turn"
+        content = _content(lines + whose, pings, verb)
+        sent = await self.channel.send(update.channel_id, content=content, pings=pings,
+                                       png=png, view=buttons, nonce=nonce_for(outbox, "p"))
+        if sent is None:
+            return False, None
+        if prev is not None and prev.has_buttons and prev.message_id != sent.id:
+            await self.channel.strip_buttons(prev.channel_id, prev.message_id)
+        # A repeat of a post that a process killed after sending it had made comes back
+        # as that message (its nonce), buttons and all, even when this delivery sends
+        # none (overtaken by a click answered meanwhile): what it carries is recorded,
+        # so the next turn message takes them off.
+        carries_buttons = buttons is not None or bool(sent.components)
+        turn = TurnMessage(
+            table_id=info.id, channel_id=update.channel_id, message_id=sent.id,
+            version=update.version, pinged=tuple(humans), lines=tuple(lines),
+            has_buttons=carries_buttons,
+            board_key=key if png is not None else (prev.board_key if prev else None))
+        self._turns[info.id] = turn
+        self._turn_seats[info.id] = tuple(info.to_act)
+        return True, turn
+
+
+def _collapse(lines: list[str]) -> list[str]:
+    """A step taken several times in a row reads once, counted ("... (x2)").
+
+    >>> _collapse(["Bob discards a card.", "Bob discards a card.", "Ann moves."])
+    ['Bob discards a card. (x2)', 'Ann moves.']
+    """
+    out: list[str] = []
+    counts: list[int] = []
+    for line in lines:
+        if out and line == out[-1]:
+            counts[-1] += 1
+        else:
+            out.append(line)
+            counts.append(1)
+    return [line if n == 1 else f"{line} (x{n})" for line, n in zip(out, counts, strict=True)]
+
+
+def _content(lines: list[str], pings: tuple[int, ...], verb: str | None) -> str:
+    text = "\n".join(_collapse(lines))
+    if pings and verb:
+        who = ", ".join(f"<@{u}>" for u in dict.fromkeys(pings))
+        text = f"{text}\n{who}: {verb}." if text else f"{who}: {verb}."
+    return text
+
+
+def _merge(old: list[str], new: list[str], limit: int) -> list[str]:
+    """The news lines of one turn, in order (a step taken twice is told twice), and only
+    as many of the newest as fit."""
+    return clip_start([*old, *new], limit)
