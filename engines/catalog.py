@@ -117,7 +117,8 @@ class GameSpec:
     text_board: str | None = None
     """``module:function(view, name) -> str`` for the console; default: every field."""
     ui: str | None = None
-    """``module:Class``, the game's Discord adapter (a ``bot.core.choices.adapter.GameUI``)."""
+    """``module:Class``, the game's choice adapter (a ``bot.core.choices.adapter.GameUI``),
+    which every front-end shows."""
     cog: str | None = None
     """Discord extension with the game's own slash commands, if any."""
     rules: str | None = None
@@ -130,6 +131,10 @@ class GameSpec:
     interrupt_timeout: float | None = None
     """Default seconds after which an open optional decision passes (a table setting the
     host may change at ``/table new``); ``None``: the game has no such setting."""
+    team_play: bool = False
+    """Seats play side against side: the seats that share a result and a score are one
+    team, rated as one (Winter Tales' factions). ``False``: every seat for itself (or,
+    for a cooperative game, everyone together against the game)."""
 
     @property
     def id(self) -> str:

@@ -331,3 +331,23 @@ def test_ratings_replay_in_finish_order_and_ties_share_a_rank() -> None:
     # The order given does not matter: results are replayed as they finished.
     games = [game(1, {0: 5, 1: 3, 2: 2}), game(2, {0: 5, 1: 2, 2: 3})]
     assert rate_results(games) == rate_results(list(reversed(games)))
+
+
+def test_a_game_declared_as_team_play_is_rated_side_against_side() -> None:
+    """Teams come from the game's declaration (``GameSpec.team_play``), not from a list
+    of game ids in shared code: the same result rates the two winners as one team when
+    the toy is declared so, and as two rivals who shared first place otherwise."""
+    now = utcnow()
+    seats = [{"index": i, "name": n, "user_id": u, "ai_level": None}
+             for i, (n, u) in enumerate([("Ann", ANN), ("Bob", BOB), ("Carol", CAROL)])]
+    result = ResultRecord(table_id="t", guild_id=GUILD_ID, channel_id=CHANNEL_ID,
+                          game_id=TOY_ID, options={}, seats=seats, winners=[0, 1],
+                          scores={0: 5, 1: 5, 2: 2}, reason=None, cooperative=False,
+                          moves=1, started_at=now, finished_at=now)
+    with toy_registered(team_play=True):
+        teams = {r.name: r for r in rate_results([result])}
+    with toy_registered(team_play=False):
+        alone = {r.name: r for r in rate_results([result])}
+    assert teams["Ann"].mu == teams["Bob"].mu > teams["Carol"].mu
+    # Two against one gains each winner less than beating everyone as one's own side.
+    assert teams["Ann"].mu != alone["Ann"].mu

@@ -384,4 +384,5 @@ register(GameSpec(
     board_fields=("figures", "quests", "ongoing", "memories", "bookmark", "powers",
                   "chapter", "phase", "winner", "epilogue_count"),
     interrupt_timeout=300.0,
+    team_play=True,
 ))

@@ -49,9 +49,9 @@ from openskill.models import PlackettLuce
 
 from bot.core.store import ResultRecord, Store
 from engines import get_game
+from engines.catalog import spec
 
 __all__ = [
-    "TEAM_GAMES",
     "CoopBoard",
     "CoopRow",
     "GameCount",
@@ -67,11 +67,15 @@ __all__ = [
     "seat_identity",
 ]
 
-TEAM_GAMES = frozenset({"winter-tales"})
-"""Competitive games played side against side: the seats that share a result and a
-score are one team. (Winter Tales' outcome gives every seat its faction's final score
-and names the winning faction's seats as the winners.) The engines do not declare
-teams yet; when a game's declaration does, this set should give way to it."""
+def _team_play(game_id: str) -> bool:
+    """Whether the game's seats play side against side (its declaration says so): the
+    seats that share a result and a score are then one team. A game no longer installed
+    is rated seat by seat."""
+    try:
+        return spec(game_id).team_play
+    except KeyError:
+        return False
+
 
 MODEL = PlackettLuce()
 """Default parameters (mu 25, sigma 25/3): the scale every openskill user knows."""
@@ -161,7 +165,7 @@ def rate_results(results: Iterable[ResultRecord]) -> list[RatingRow]:
         for key in {k for k, _ in by_index.values()}:
             players[key].games += 1
             players[key].wins += key in won
-        groups = _ranked_groups(result, result.game_id in TEAM_GAMES)
+        groups = _ranked_groups(result, _team_play(result.game_id))
         if len(groups) < 2:
             continue  # a solo game, or everyone tied as one: nothing to compare
         teams = [[players[by_index[i][0]].rating for i in group] for _, group in groups]
