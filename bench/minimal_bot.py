@@ -26,7 +26,7 @@ from discord.gateway import DiscordWebSocket
 
 def point_at_emulator() -> None:
     """The same two class attributes the real bot sets
-    (bot.core.settings.apply_discord_endpoints)."""
+    (bot.messages.client.apply_discord_endpoints)."""
     base, gateway = os.environ.get("DISCORD_API_BASE"), os.environ.get("DISCORD_GATEWAY_URL")
     if base:
         discord.http.Route.BASE = base  # type: ignore[misc]

@@ -16,10 +16,11 @@ from discord.gateway import DiscordWebSocket
 from pydantic import ValidationError
 
 from bot import cli
-from bot.core.settings import Settings, apply_discord_endpoints
+from bot.core.settings import Settings
 from bot.messages.client import (
     FabletopBot,
     ShardedFabletopBot,
+    apply_discord_endpoints,
     create_bot,
     intents,
     sync_commands_once,

@@ -20,7 +20,7 @@ from typing import Annotated, Any
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-__all__ = ["Settings", "apply_discord_endpoints", "env_file", "home", "load_settings"]
+__all__ = ["Settings", "env_file", "home", "load_settings"]
 
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -248,17 +248,3 @@ def load_settings(**overrides: Any) -> Settings:
     """Settings from the environment and :func:`env_file`; ``overrides`` win (CLI
     flags)."""
     return Settings(_env_file=env_file(), **overrides)  # type: ignore[call-arg]
-
-
-def apply_discord_endpoints(settings: Settings) -> None:
-    """Point discord.py at another REST base and gateway (the loopback Discord
-    emulator of the end-to-end tests uses this). Process-wide: discord.py keeps both
-    as class attributes. Does nothing when neither is set."""
-    import discord.http
-    import yarl
-    from discord.gateway import DiscordWebSocket
-
-    if settings.discord_api_base:
-        discord.http.Route.BASE = settings.discord_api_base
-    if settings.discord_gateway_url:
-        DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.discord_gateway_url)

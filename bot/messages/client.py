@@ -29,11 +29,14 @@ from datetime import timedelta
 from typing import Any
 
 import discord
+import discord.http
+import yarl
 from discord import app_commands
 from discord.ext import commands
+from discord.gateway import DiscordWebSocket
 
 from bot.core.collector import Collector
-from bot.core.settings import Settings, apply_discord_endpoints
+from bot.core.settings import Settings
 from bot.core.tables import Outbox, TableService, UserError
 from bot.messages import gateway_turns
 from bot.messages.clicks import TurnController
@@ -179,6 +182,16 @@ _WORDS = {
     discord.AppCommandOptionType.number: "a number",
     discord.AppCommandOptionType.boolean: "true or false",
 }
+
+
+def apply_discord_endpoints(settings: Settings) -> None:
+    """Point discord.py at another REST base and gateway (the loopback Discord
+    emulator of the end-to-end tests uses this). Process-wide: discord.py keeps both
+    as class attributes. Does nothing when neither is set."""
+    if settings.discord_api_base:
+        discord.http.Route.BASE = settings.discord_api_base
+    if settings.discord_gateway_url:
+        DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.discord_gateway_url)
 
 
 def instance_identity(settings: Settings) -> str:
