@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from bot.core.store import StoreError
+from bot.core.store.interface import StoreError
 from bot.core.store.transfer import redact_password
 
 __all__ = ["BackupResult", "backup_sqlite", "backup_sqlite_sync", "default_backup_path",

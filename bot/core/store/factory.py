@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.core.store import Store
+from bot.core.store.interface import Store
 
 __all__ = ["is_postgres", "store_for"]
 

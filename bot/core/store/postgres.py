@@ -64,8 +64,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import asyncpg
 
-from bot.core.store import RESULT_COLUMNS as _RESULT_COLUMNS
-from bot.core.store import (
+from bot.core.store.interface import RESULT_COLUMNS as _RESULT_COLUMNS
+from bot.core.store.interface import (
     ActionRecord,
     ChannelTaken,
     EventRecord,

@@ -25,8 +25,8 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.core.store import RESULT_COLUMNS as _RESULT_COLUMNS
-from bot.core.store import (
+from bot.core.store.interface import RESULT_COLUMNS as _RESULT_COLUMNS
+from bot.core.store.interface import (
     ActionRecord,
     ChannelTaken,
     EventRecord,

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from bot.core.store import (
+from bot.core.store.interface import (
     ActionRecord,
     EventRecord,
     HandMessage,
