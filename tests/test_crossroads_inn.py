@@ -932,6 +932,104 @@ def test_a_basic_tile_whose_bonus_cannot_be_reversed_cannot_be_covered(basic, ar
     assert why.startswith(f"You cannot cover {C.basic_tile(basic).name}")
 
 
+# Every Basic Inn Tile that gives Reputation: covering it gives that Reputation back.
+REPUTATION_BASICS = [(b.id, e.group, -e.amount) for b in C.basic_tiles
+                     for e in b.on_cover.effects if e.kind == "reputation"]
+
+
+def test_every_reputation_basic_tile_is_checked():
+    assert {b for b, _, _ in REPUTATION_BASICS} == {
+        "water_well", "back_door", "signpost", "market_window", "coat_of_arms", "stable_yard"}
+
+
+def test_covering_the_water_well_at_distressed_one_costs_prestige():
+    # Issue 23's case. "If a player standing on a space 1 on any Reputation track was to
+    # fall by three spaces, their token ends on the space 0, and they lose 2 Prestige
+    # points at the same time": giving back "Distressed -2" from 1 is possible (0, and 1
+    # Prestige), so the Water well can be covered ("If the player is incapable of
+    # reducing a bonus of a tile that's about to be covered, the tile cannot be covered").
+    st = new(basic_tiles="random", seed=3)
+    basics(st, 0, {"r0c0": "water_well"})
+    purse(st, 0, distressed=1)
+    assert st.seats[0].prestige == 6
+    turn(st, "build", bought=["long_table"])  # Prestige +2
+    assert G.cover_problem(st, 0, "water_well") is None
+    assert "r0c0" in G.build_spaces(st, 0)
+    events = act(st, 0, "build", space="r0c0")
+    p = st.seats[0]
+    assert p.inn["r0c0"].tile == "long_table" and p.inn["r0c0"].covers == "water_well"
+    assert p.reputation["distressed"] == 0 and p.prestige == 6 - 1 + 2
+    assert any("loses 1 Prestige" in e.text(str) for e in events)
+
+
+@pytest.mark.parametrize(("basic", "group", "given"), REPUTATION_BASICS)
+def test_a_reputation_basic_tile_below_its_bonus_can_be_covered(basic, group, given):
+    # The token stops at 0 and the rest is paid in Prestige ("they lose the amount of
+    # Prestige points equal to the amount of spaces by which they would fall below the
+    # limit"), also from 0.
+    for start in range(given):
+        st = new(basic_tiles="random", seed=3)
+        basics(st, 0, {"r0c0": basic})
+        purse(st, 0, **{group: start})
+        turn(st, "build", bought=["oak_bar_counter"])  # Prestige +1, Inn's Revenue +1
+        assert legal(st, 0, "build", space="r0c0"), (basic, start)
+        act(st, 0, "build", space="r0c0")
+        assert st.seats[0].reputation[group] == 0
+        assert st.seats[0].prestige == 6 - (given - start) + 1
+
+
+@pytest.mark.parametrize(("basic", "group", "given"), REPUTATION_BASICS)
+def test_a_reputation_basic_tile_is_refused_when_the_prestige_cannot_pay(basic, group, given):
+    # "The player's Prestige cannot be lower than 1. If the player was to lower it by
+    # performing an action (changing the guest's impression, building tiles), they may not
+    # perform the given action."
+    st = new(basic_tiles="random", seed=3)
+    basics(st, 0, {"r0c0": basic})
+    purse(st, 0, **{group: 0})
+    st.seats[0].prestige = given  # giving back the bonus from 0 costs `given` Prestige
+    turn(st, "build", bought=["long_table"])
+    assert "r0c0" not in G.build_spaces(st, 0)
+    why = refused(st, 0, "build", space="r0c0")
+    name, text = C.basic_tile(basic).name, C.basic_tile(basic).on_cover.text
+    assert why == (f"You cannot cover {name}: giving back \"{text}\" with "
+                   f"{C.group(group).name} at 0 would cost {given} Prestige, and your "
+                   f"Prestige ({given}) cannot go below 1.")
+    # one more Prestige pays for it, down to exactly 1 before the new tile's +2
+    st.seats[0].prestige = given + 1
+    fresh(st)
+    act(st, 0, "build", space="r0c0")
+    assert st.seats[0].prestige == 1 + 2 and st.seats[0].reputation[group] == 0
+
+
+def test_a_later_gain_does_not_pay_for_giving_back_a_bonus():
+    # "first they reduce the bonuses given by the now-covered tile; next they receive
+    # effects of the new tile": at Prestige 2 with Distressed at 0 the Water well's bonus
+    # cannot be given back (it would take Prestige to 0), whatever the new tile brings.
+    st = new(basic_tiles="random", seed=3)
+    basics(st, 0, {"r0c0": "water_well"})
+    purse(st, 0, distressed=0)
+    st.seats[0].prestige = 2
+    turn(st, "build", bought=["long_table"])  # Prestige +2 would end on 2
+    why = refused(st, 0, "build", space="r0c0")
+    assert why.startswith("You cannot cover Water well: giving back \"Distressed -2\"")
+    # the tile was bought for a space that can take it: the main spaces still can
+    assert "r1c1" in G.build_spaces(st, 0)
+
+
+def test_the_prestige_basic_tile_is_refused_below_one():
+    st = new(basic_tiles="random", seed=3)
+    basics(st, 0, {"r0c0": "common_room"})
+    st.seats[0].prestige = 2
+    turn(st, "build", bought=["long_table"])
+    assert refused(st, 0, "build", space="r0c0") == (
+        "You cannot cover Common room: giving back \"Prestige -2\" would bring your "
+        "Prestige (2) below 1.")
+    st.seats[0].prestige = 3
+    fresh(st)
+    act(st, 0, "build", space="r0c0")
+    assert st.seats[0].prestige == 1 + 2
+
+
 def test_garden_patch_gives_an_extra_ingredient_when_covered():
     st = new(basic_tiles="random", seed=3)
     basics(st, 0, {"r0c0": "garden_patch", "r0c4": "garden_patch"})

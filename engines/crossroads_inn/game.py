@@ -35,6 +35,18 @@ Readings of the rulebook where it is silent or loose (the project's, named here)
 * When every player has covered the 16 spaces (or, without Basic Inn Tiles, when the
   first one has), the game ends at the end of that turn.
 * The Recipe discard pile is face down and is shuffled back when the deck runs out.
+* Covering a Basic Inn Tile that gave Reputation is allowed below that bonus: the token
+  stops at 0 and the rest is lost in Prestige, as for any Reputation loss ("If the
+  player's level on the track was to fall to less than 0, they lose the amount of
+  Prestige points equal to the amount of spaces by which they would fall below the
+  limit"). It is refused, as "incapable of reducing a bonus", only when that Prestige
+  would take the player below 1 ("If the player was to lower it by performing an action
+  (changing the guest's impression, building tiles), they may not perform the given
+  action"). Prestige is checked at its lowest point while the effects apply in order,
+  so the new tile's gain cannot pay for the bonus given back before it ("first they
+  reduce the bonuses given by the now-covered tile; next they receive effects of the new
+  tile"). Inn's Revenue (1 to 10) and gossips have no such rule below their limits, so a
+  Revenue or gossip bonus that cannot be given back in full keeps its tile uncovered.
 """
 
 from __future__ import annotations
@@ -288,7 +300,7 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
                 continue
             effects = [{"kind": "reputation", "group": closed, "amount": doors.closed},
                        {"kind": "reputation", "group": opened, "amount": doors.open}]
-            if fx.prestige_after(c, p, effects) < c.boards.prestige_track.min:
+            if fx.lowest_prestige(c, p, effects) < c.boards.prestige_track.min:
                 continue
             out.append(Impression(closed=closed, open=opened))
         return out
@@ -322,8 +334,9 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
             elif a.id == "political_b":
                 for o in range(n):
                     for low, high in itertools.product(GROUPS, GROUPS):
-                        if o == seat and fx.prestige_after(c, p, [
-                                {"kind": "reputation", "group": low, "amount": -1}]) < 1:
+                        if o == seat and fx.lowest_prestige(c, p, [
+                                {"kind": "reputation", "group": low, "amount": -1}]) \
+                                < c.boards.prestige_track.min:
                             continue
                         out.append(UseGossip(action=a.id, players=(o,), groups=(low, high)))
             elif a.id == "political_c":
@@ -441,13 +454,22 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
                 return reason
             reversal = list(c.basic_tile(here.tile).on_cover.effects)
         effects = [*reversal, *tile.on_build, *self._ring_effects(st, space)]
-        if fx.prestige_after(c, p, [e for e in effects if e.kind in ("prestige", "reputation")]) \
+        if fx.lowest_prestige(c, p, [e for e in effects if e.kind in ("prestige", "reputation")]) \
                 < c.boards.prestige_track.min:
             return "Building it there would bring your Prestige below 1."
         return None
 
     def cover_problem(self, st: CrossroadsState, seat: Seat, basic_id: str) -> str | None:
-        """Why the Basic Inn Tile cannot be covered (a bonus that cannot be reduced)."""
+        """Why the Basic Inn Tile cannot be covered (a bonus that cannot be reduced), by
+        whatever tile: its bonus is given back before the new tile's effects come.
+
+        Every reversal is checked against its own limit. Inn's Revenue stops at 1 and
+        gossips at 0 with no rule for going further, so those bonuses cannot be given back
+        below them; a Reputation token that would fall below 0 "ends on the space 0, and
+        they lose" the difference in Prestige, so that bonus can always be given back,
+        unless the Prestige it costs (or a Prestige bonus given back) would bring the
+        player below 1 ("If the player was to lower it by performing an action (...
+        building tiles), they may not perform the given action")."""
         c = self.content
         p = st.seats[seat]
         b = c.basic_tile(basic_id)
@@ -457,10 +479,6 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
             ok = True
             if k == "revenue":
                 ok = p.revenue + amount >= c.boards.inn_board.revenue_track.min
-            elif k == "prestige":
-                ok = p.prestige + amount >= c.boards.prestige_track.min
-            elif k == "reputation":
-                ok = p.reputation[e.group] + amount >= c.boards.reputation.min
             elif k == "gossip":
                 ok = p.gossips.get(e.gossip, 0) + amount >= 0
             elif k == "gossip_any":
@@ -471,6 +489,19 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
                 ok = len(p.reserved) >= amount
             if not ok:
                 return f"You cannot cover {b.name}: you cannot give back \"{b.on_cover.text}\"."
+        floor = c.boards.prestige_track.min
+        lowest = fx.lowest_prestige(c, p, list(b.on_cover.effects))
+        if lowest < floor:
+            giving = f"giving back \"{b.on_cover.text}\""
+            falls = [f"{c.group(e.group).name} at {p.reputation[e.group]}"
+                     for e in b.on_cover.effects if e.kind == "reputation"
+                     and fx.below_min_prestige(c, p.reputation[e.group] + e.amount)]
+            if falls:
+                return (f"You cannot cover {b.name}: {giving} with {' and '.join(falls)} "
+                        f"would cost {p.prestige - lowest} Prestige, and your Prestige "
+                        f"({p.prestige}) cannot go below {floor}.")
+            return (f"You cannot cover {b.name}: {giving} would bring your Prestige "
+                    f"({p.prestige}) below {floor}.")
         return None
 
     def _ring_effects(self, st: CrossroadsState, space: str) -> list[Any]:
