@@ -636,6 +636,57 @@ def test_political_b_two_players_lower_then_raise():
                                   groups=["outlaws", "nobles"])
 
 
+def test_political_b_may_lower_the_active_players_own_token():
+    # A reading: "[2 players] Spend 2 political gossips - the player decreases by 1
+    # Reputation of any player" says any player, where the 3-4 player action says "2 of
+    # their opponents"; so the active player may lower their own token, for example to
+    # stop on a Special Action space ("no matter if it's due to losing or getting points").
+    st = new(2)
+    purse(st, 0, gossips={"political": 2}, distressed=8)
+    turn(st, "gossip")
+    assert legal(st, 0, "gossip", action="political_b", players=[0],
+                 groups=["distressed", "nobles"])
+    act(st, 0, "gossip", action="political_b", players=[0], groups=["distressed", "nobles"])
+    p = st.seats[0]
+    assert p.reputation["distressed"] == 7  # the Distressed Special Action space
+    assert st.pending is not None and st.pending.kind == "gossip_gain"
+    assert st.pending.seat == 0 and "Distressed" in st.pending.source
+    choose(st, "economic")
+    assert p.gossips == {"economic": 1, "political": 0, "travellers": 0}
+    assert p.reputation["nobles"] == 2
+
+
+def test_political_b_on_ones_own_token_keeps_the_prestige_floor():
+    # Lowering one's own token is the player's own action: "If the player was to lower
+    # it by performing an action ..., they may not perform the given action" (the
+    # exception is only for "actions of another player").
+    st = new(2)
+    purse(st, 0, gossips={"political": 2}, nobles=0)
+    st.seats[0].prestige = 1
+    turn(st, "gossip")
+    why = refused(st, 0, "gossip", action="political_b", players=[0],
+                  groups=["nobles", "distressed"])
+    assert why == "Those targets are not allowed for that gossip action."
+    assert legal(st, 0, "gossip", action="political_b", players=[0],
+                 groups=["outlaws", "distressed"])  # Outlaws at 1: no Prestige lost
+    st.seats[0].prestige = 2
+    fresh(st)
+    act(st, 0, "gossip", action="political_b", players=[0], groups=["nobles", "distressed"])
+    assert st.seats[0].prestige == 1 and st.seats[0].reputation["nobles"] == 0
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_political_c_lowers_opponents_only(players):
+    # "[3-4 players] ... decreases by 1 the Reputation of 2 of their opponents"
+    st = new(players)
+    purse(st, 0, gossips={"political": 2})
+    turn(st, "gossip")
+    offered = [a for a in G.legal_actions(st, 0) if getattr(a, "action", "") == "political_c"]
+    assert offered and all(0 not in a.players for a in offered)
+    refused(st, 0, "gossip", action="political_c", players=[0, 1],
+            groups=["outlaws", "nobles"])
+
+
 @pytest.mark.parametrize("players", [3, 4])
 def test_political_c_lowers_two_opponents_on_chosen_tracks(players):
     st = new(players)
@@ -1128,6 +1179,38 @@ def test_completing_recipes_uses_the_ingredients_and_pays_the_reward():
     assert p.prestige == 11 and p.gossips["economic"] == 2
     assert G.ingredients(p) == {}
     assert p.recipes == ["honey_glazed_venison"]
+
+
+def test_a_completed_recipe_stays_with_the_player():
+    # A reading. "Once a recipe is completed, the player instantly receives the rewards it
+    # offers"; of the card only its ingredients are "discarded" ("Once used, the given
+    # ingredients are discarded"), and Scoring counts "Each uncompleted recipe", so the
+    # completed ones stay with the player, face up, out of the hand. The Recipe discard
+    # pile takes only the cards the rulebook sends there (the Travellers' draws and
+    # discards, covering a Recipe draw tile).
+    st = new(2)
+    p = st.seats[0]
+    put(st, 0, "r1c1", "honey_jar_shelf", ["honey"])
+    put(st, 0, "r1c2", "vermelha", ["berries"])
+    st.deck = [r for r in st.deck if r != "berry_tart"]
+    p.recipes = ["berry_tart"]
+    turn(st, "recipes")
+    act(st, 0, "complete", recipe="berry_tart")
+    assert p.completed == ["berry_tart"] and p.recipes == []
+    assert "berry_tart" not in st.recipe_discard and "berry_tart" not in st.deck
+    assert G.view(st, 1).seats[0].completed == ["berry_tart"]  # face up, for all to see
+    # it never comes back through the deck: an empty deck takes the discard pile only
+    st.deck, st.recipe_discard = [], ["herbal_tea"]
+    resolve(st, 1, [{"kind": "recipe_draw", "amount": 2}])
+    assert st.seats[1].recipes[-1] == "herbal_tea" and "berry_tart" not in st.deck
+    # it is out of the hand: no Travellers steal can take it, no covered Recipe box
+    # discards it ("discard from their hand X random cards")
+    assert "steal:0" not in fx.travellers_options(st, 1)
+    basics(st, 0, {"r0c0": "recipe_box"})
+    turn(st, "build", bought=["long_table"])
+    assert refused(st, 0, "build", space="r0c0").startswith("You cannot cover Recipe box")
+    # and it costs nothing at the end (only "uncompleted" ones do)
+    assert G.scores(st)[0]["recipes"] == 0
 
 
 # --------------------------------------------------------------------------- update
@@ -1777,6 +1860,44 @@ def test_scoring_every_part():
     assert parts == {"prestige": 10, "reputation": 9 - 2 + 3 + 1 + 0, "guldens": 2,
                      "gossips": 3, "ingredients": 2, "debts": -3, "recipes": -4,
                      "total": 10 + 11 + 2 + 3 + 2 - 3 - 4}
+
+
+def test_the_final_prestige_is_never_below_one():
+    # "The player can never have less Prestige than 1"; the Reputation bonuses "update the
+    # player's score on the Prestige track". Parts that add up to -5 give 1.
+    st = new(2)
+    p = st.seats[0]
+    p.prestige = 1
+    p.reputation = dict.fromkeys(GROUPS, 1)
+    p.reputation["nobles"] = 0  # -2
+    p.chest = p.pouch = 0
+    p.debts = 2  # -2
+    p.gossips = dict.fromkeys(GOSSIPS, 0)
+    p.recipes = ["berry_tart"]  # -2
+    parts = G.scores(st)[0]
+    assert sum(v for k, v in parts.items() if k != "total") == 1 - 2 - 2 - 2 == -5
+    assert parts["total"] == 1
+    st.finished, st.phase = True, "over"
+    assert G.outcome(st).scores[0] == 1
+    assert G.view(st, None).seats[0].score == 1
+
+
+def test_totals_at_the_floor_tie_and_are_broken_by_the_nobles():
+    # "In case of a draw, the game is won by the one of the tied players who has the
+    # biggest Reputation among the Nobles": -5 and -1 both end on 1 Prestige.
+    st = new(2)
+    for s, (nobles, debts) in enumerate(((0, 0), (1, 0))):
+        p = st.seats[s]
+        p.prestige, p.chest, p.pouch, p.debts = 1, 0, 0, debts
+        p.reputation = {**dict.fromkeys(GROUPS, 1), "nobles": nobles}
+        p.gossips = dict.fromkeys(GOSSIPS, 0)
+        p.recipes = ["berry_tart", "herbal_tea"] if s == 0 else []
+    assert [x["total"] for x in G.scores(st)] == [1, 1]
+    st.finished, st.phase = True, "over"
+    outcome = G.outcome(st)
+    assert outcome.winners == [1]
+    assert outcome.reason == ("The game is over: 1 Prestige; the tie is broken by the "
+                              "Nobles, then the Townsfolk.")
 
 
 def _tied(st, a_nobles, a_towns, b_nobles, b_towns):

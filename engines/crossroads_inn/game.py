@@ -47,6 +47,18 @@ Readings of the rulebook where it is silent or loose (the project's, named here)
   reduce the bonuses given by the now-covered tile; next they receive effects of the new
   tile"). Inn's Revenue (1 to 10) and gossips have no such rule below their limits, so a
   Revenue or gossip bonus that cannot be given back in full keeps its tile uncovered.
+* The 2-player political gossip may lower the active player's own token: it "decreases
+  by 1 Reputation of any player", where the 3-4 player one names "2 of their opponents".
+  It is the player's own action, so it may not take their own Prestige below 1.
+* A completed Recipe stays with the player, face up and out of the hand, and never goes
+  to the Recipe discard pile: the rulebook discards only its ingredients ("Once used, the
+  given ingredients are discarded"), and Scoring counts "Each uncompleted recipe". The
+  pile takes only what the rulebook sends there (the Travellers' draws and discards,
+  the hand cards lost when a Recipe draw tile is covered).
+* The final score is the final Prestige, never below 1 ("The player can never have less
+  Prestige than 1"; the Reputation bonuses "update the player's score on the Prestige
+  track"). The Scoring list is a count, so the floor applies to its sum, not after each
+  item; totals on the floor tie like any others.
 """
 
 from __future__ import annotations
@@ -998,9 +1010,17 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
     # ------------------------------------------------------------------ the end
 
     def scores(self, st: CrossroadsState) -> list[dict[str, int]]:
-        """Each seat's score in parts (the rulebook's Scoring list) and its total."""
+        """Each seat's score in parts (the rulebook's Scoring list) and its total.
+
+        The total is the final Prestige, so it is never below 1 ("The player can never
+        have less Prestige than 1"; the Reputation bonuses "update the player's score on
+        the Prestige track"): parts that add up to less give 1, and such totals tie, to
+        be broken by the Nobles and the Townsfolk like any other tie. The parts are a
+        count, summed once (the list is no order of moves on the track), so the floor
+        applies to the sum."""
         c = self.content
         s = c.game.scoring
+        floor = c.boards.prestige_track.min
         out = []
         for p in st.seats:
             parts = {
@@ -1012,7 +1032,7 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
                 "debts": p.debts * s.per_debt_token,
                 "recipes": len(p.recipes) * s.per_uncompleted_recipe,
             }
-            parts["total"] = sum(parts.values())
+            parts["total"] = max(floor, sum(parts.values()))
             out.append(parts)
         return out
 
