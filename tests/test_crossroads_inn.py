@@ -153,10 +153,16 @@ def test_setup_draft_pick_face_down_pass_left_three_rounds():
     assert G.to_act(st) == [0]
     p0 = st.seats[0]
     tiles = list(p0.kept)
+    lines = []
     for tile, space in zip(tiles[:3], board.CORNERS, strict=False):
         while st.pending is not None:
             choose(st, st.pending.options[0])
-        act(st, 0, "place_basic", tile=tile, space=space)
+        lines = [e.text(str) for e in act(st, 0, "place_basic", tile=tile, space=space)
+                 if e.visible(None)]
+    # every placement gets its line, the fourth (placed by itself) too
+    last = next(t for t in tiles if t not in tiles[:3])
+    assert lines[:2] == [f"0 places {C.basic_tile(tiles[2]).name} on a corner",
+                         f"0 places {C.basic_tile(last).name} on the last corner"]
     settle(st)
     for s, p in enumerate(st.seats):
         assert sorted(b.tile for b in p.inn.values()) == sorted([*kept_by[s], packs[s][0]])
@@ -1961,6 +1967,45 @@ def test_take_back_a_step_until_confirmation():
     orig = G.load_state(before)
     assert after.seats == orig.seats and after.turn == orig.turn and after.tracks == orig.tracks
     assert refused(st, 0, "undo").startswith("There is nothing to take back")
+
+
+def _public_lines(events) -> list[str]:
+    return [e.text(lambda s: NAMES_BY_SEAT[s]) for e in events if e.visible(None)]
+
+
+NAMES_BY_SEAT = ["Ann", "Ben", "Cat", "Dan"]
+
+
+@pytest.mark.parametrize(("step", "setup", "line"), [
+    ("impression", {}, "Ann skips the Guest Impression"),
+    ("gossip", {}, "Ann skips the gossip actions"),
+    ("gossip", {"gossips_used": ["economic"]}, "Ann is done with the gossip actions"),
+    ("invest", {}, "Ann skips Investing"),
+    ("invest", {"buys": 1}, "Ann is done buying"),
+    ("reserve", {}, "Ann reserves no tile"),
+    ("recipes", {}, "Ann is done with the Recipes"),
+])
+def test_every_skip_is_a_public_line(step, setup, line):
+    st = new()
+    purse(st, 0, pouch=20, gossips={"economic": 3, "political": 3, "travellers": 3})
+    st.seats[0].recipes = ["berry_tart"]
+    put(st, 0, "r1c1", "honey_jar_shelf")
+    turn(st, step, **setup)
+    assert legal(st, 0, "next")
+    lines = _public_lines(act(st, 0, "next"))
+    assert lines[0] == line
+
+
+def test_a_take_back_follows_the_line_of_the_step_it_undoes():
+    # Issue 23: "Cat takes back the last step" came after a line that showed nothing to
+    # take back, because a Skip was not logged.
+    st = new()
+    fresh(st)
+    log = _public_lines(act(st, 0, "next"))
+    assert legal(st, 0, "undo")
+    log += _public_lines(act(st, 0, "undo"))
+    assert log == ["Ann skips the Guest Impression", "Ann takes back the last step"]
+    assert st.turn.step == "impression"
 
 
 def test_take_back_a_reserved_tile_purchase():

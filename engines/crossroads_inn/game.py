@@ -686,7 +686,10 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
             note(events, seat, f"{{0}} places {c.basic_tile(action.tile).name} on a corner")
             if len(p.kept) == 1:
                 last = next(s for s in board.CORNERS if s not in p.inn)
-                self._place_basic(st, seat, p.kept.pop(), last)
+                tile = p.kept.pop()
+                self._place_basic(st, seat, tile, last)
+                note(events, seat, f"{{0}} places {c.basic_tile(tile).name} on the last "
+                     "corner")
         elif kind == "impression":
             self._impression(st, seat, action, events)
         elif kind == "gossip":
@@ -711,7 +714,7 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
         elif kind == "complete":
             self._complete(st, seat, action.recipe, events)
         elif kind == "next":
-            self._next(st, events)
+            self._next(st, seat, events)
         elif kind == "end_turn":
             self._end_turn(st, seat, action.announce, events)
             return events
@@ -940,14 +943,30 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
         note(events, seat, f"{{0}} cooks {recipe.name}: {recipe.reward.text}")
         fx.queue(st, seat, list(recipe.reward.effects), recipe.name)
 
-    def _next(self, st: CrossroadsState, events: list[Event]) -> None:
+    def _next(self, st: CrossroadsState, seat: Seat, events: list[Event]) -> None:
         step = st.turn.step
+        # A public line for every Skip, so a take-back always undoes a step the log shows.
+        note(events, seat, self._skip_line(st, step))
         if step == "reserve":
             self._end_reserving(st, events)
         elif step == "recipes":
             st.turn.step = "confirm"
         else:
             st.turn.step = STEPS[STEPS.index(step) + 1]
+
+    def _skip_line(self, st: CrossroadsState, step: str) -> str:
+        """The log line of going on from ``step`` (public facts only: the Recipes step is
+        "done" whether or not a secret Recipe could have been cooked)."""
+        t = st.turn
+        if step == "gossip" and t.gossips_used:
+            return "{0} is done with the gossip actions"
+        if step == "invest" and t.buys:
+            return "{0} is done buying"
+        if step == "reserve":
+            return "{0} reserves no tile"
+        if step == "recipes":
+            return "{0} is done with the Recipes"
+        return f"{{0}} skips {self.step_name(step)}"
 
     def _advance(self, st: CrossroadsState, events: list[Event]) -> None:
         """Skip the steps that offer nothing but "go on", so a turn takes few clicks. The
