@@ -1037,13 +1037,21 @@ def _status_panel(v: CrossroadsView, names: list[str]) -> _PanelImage:
             text += f" ({_content().die_face(v.last_roll).text})"
         y = _lines(d, SP, y, _wrap(text, _f(F_MIN), CW), _f(F_MIN), MUTED, LH_MIN) + 4
     if v.announced_by is not None:
-        rest = ", ".join(names[s] for s in v.last_turns) or "nobody"
-        text = f"{names[v.announced_by]} announced the end. Last turns: {rest}."
+        text = _announced(v, names)
         y = _lines(d, SP, y, _wrap(text, _f(F_MIN), CW), _f(F_MIN), GOLD, LH_MIN) + 4
     if v.phase == "over" and v.winners:
         text = "Winner: " + " and ".join(names[s] for s in v.winners)
         y = _lines(d, SP, y, _wrap(text, _f(F_BODY, True), CW), _f(F_BODY, True), GOOD, 38)
     return p.done(y)
+
+
+def _announced(v: CrossroadsView, names: Sequence[str]) -> str:
+    """Who announced the end, and while the game goes on, who still plays a last turn
+    (once it is over, nobody does: saying so would read as if somebody were waiting)."""
+    who = names[v.announced_by] if v.announced_by is not None else ""
+    if v.phase == "over" or not v.last_turns:
+        return f"{who} announced the end of the game."
+    return f"{who} announced the end. Last turns: {', '.join(names[s] for s in v.last_turns)}."
 
 
 def _player_items(v: CrossroadsView, pv: PlayerView) -> list[_Item]:
@@ -1621,20 +1629,28 @@ def _built_cell(d: ImageDraw.ImageDraw, box: tuple[float, float, float, float], 
 
 
 def _inn_header(d: ImageDraw.ImageDraw, y: float, v: CrossroadsView, pv: PlayerView,
-                names: list[str], big: bool) -> float:
+                names: list[str], big: bool, mine: bool = False) -> float:
+    """The inn's owner and Prestige; ``mine``: the picture is for its owner alone, so it
+    speaks to them ("Your inn · your turn")."""
     s = pv.seat
     r = MARKER_R
     owner_marker(d, owner_style(s), (SP + r, y + r + 2), r)
     right = f"Prestige {pv.prestige}" + (f" · Score {pv.score}" if pv.score is not None else "")
     rf = _f(F_BODY + 2 if big else F_BODY, True)
     rw = rf.getlength(right) + 28
-    suffix = "'s inn"
-    if s == v.active and v.phase == "turn":
-        suffix += " · their turn"
-    if s in v.winners:
-        suffix += " · winner"
+    acting = s == v.active and v.phase == "turn"
     tf = _f(F_TITLE if big else F_HEAD, True)
-    title = _name_with(names[s], [suffix, "'s inn"], tf, CW - 2 * r - 30 - rw)
+    if mine:
+        title = "Your inn" + (" · your turn" if acting else "") + (
+            " · you won" if s in v.winners else "")
+        title = ellipsize(title, tf, CW - 2 * r - 30 - rw)
+    else:
+        suffix = "'s inn"
+        if acting:
+            suffix += " · their turn"
+        if s in v.winners:
+            suffix += " · winner"
+        title = _name_with(names[s], [suffix, "'s inn"], tf, CW - 2 * r - 30 - rw)
     text_left(d, (SP + 2 * r + 12, y + r + 2), title, tf, TEXT)
     d.rounded_rectangle((SP + CW - rw, y + r + 2 - 22, SP + CW, y + r + 2 + 22), radius=22,
                         fill=GOLD)
@@ -1687,11 +1703,12 @@ def _revenue_track(parity: int) -> Image.Image | None:
     return img.crop((0, parity, INNER, parity + 49))
 
 
-def _inn_panel(v: CrossroadsView, pv: PlayerView, names: list[str]) -> _PanelImage:
+def _inn_panel(v: CrossroadsView, pv: PlayerView, names: list[str],
+               mine: bool = False) -> _PanelImage:
     c = _content()
     p = _Panel(3200)
     d = p.d
-    y = _inn_header(d, 10, v, pv, names, big=True)
+    y = _inn_header(d, 10, v, pv, names, big=True, mine=mine)
     y = _inn_grid(p.img, GRID_X, y, GRID_W, pv, v, CELL_H, compact=False) + 10
     legend = ("Grey band: the inner ring. Corners: Basic spaces (not among the 16). "
                   "Stone strip: the Basic Inn Tile a tile covers.")
@@ -1916,7 +1933,8 @@ def _parse_part(part: str, players: int) -> tuple[str, int | None]:
                      f"not {part!r}")
 
 
-def draw(view: Any, names: Sequence[str] | None = None, part: str = "table") -> Image.Image:
+def draw(view: Any, names: Sequence[str] | None = None, part: str = "table",
+         viewer: int | None = None) -> Image.Image:
     """The picture of ``part`` as a Pillow image (see :func:`render`)."""
     v = _as_view(view)
     kind, seat = _parse_part(part, v.players)
@@ -1929,17 +1947,20 @@ def draw(view: Any, names: Sequence[str] | None = None, part: str = "table") -> 
         return _stack(_drawn(lambda: [_inn_small_panel(v, pv, nm) for pv in v.seats]))
     assert seat is not None
     pv = v.seats[seat]
-    return _stack(_drawn(lambda: [_inn_panel(v, pv, nm)]))
+    return _stack(_drawn(lambda: [_inn_panel(v, pv, nm, mine=viewer == seat)]))
 
 
-def render(view: Any, names: Sequence[str] | None = None, part: str = "table") -> bytes:
+def render(view: Any, names: Sequence[str] | None = None, part: str = "table",
+           viewer: int | None = None) -> bytes:
     """PNG bytes of a Crossroads Inn view.
 
     ``part``: ``"table"`` (the channel picture: Reputation and Progress Boards, Kingdom
     Cards, the prompt and one summary per innkeeper), ``"inn:<seat>"`` (one inn, large;
     seats from 0) or ``"inns"`` (every inn, small). Anything else raises ValueError.
-    ``names`` are the seats' display names, by seat number."""
-    return to_png(draw(view, names, part))
+    ``names`` are the seats' display names, by seat number. ``viewer``: the seat of the
+    one person the picture is for (none for a picture in the channel); their own inn
+    is titled "Your inn"."""
+    return to_png(draw(view, names, part, viewer))
 
 
 def draw_hand(view: Any, names: Sequence[str] | None = None) -> Image.Image:
@@ -2028,8 +2049,7 @@ def text_board(view: Any, name: Callable[[int], str] | None = None) -> str:
             face = f" ({c.die_face(v.last_roll).text})"
         lines.append(f"Last die roll: {v.last_roll}{face}")
     if v.announced_by is not None:
-        rest = ", ".join(nm(s) for s in v.last_turns) or "nobody"
-        lines.append(f"{nm(v.announced_by)} announced the end; last turns: {rest}")
+        lines.append(_announced(v, [nm(s) for s in range(v.players)]))
     if v.winners:
         lines.append("Winner: " + " and ".join(nm(s) for s in v.winners))
     lines.append("")

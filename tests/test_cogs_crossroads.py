@@ -515,7 +515,9 @@ async def test_a_step_edits_the_one_turn_message_and_take_back_undoes_it(h: Harn
     assert state.turn.step == "impression"
     assert h.fake.last_prompt().message_id == prompt.message_id
     history = await h.service.history(CHANNEL_ID)
-    assert any("takes back" in line for line in history)
+    back = next(i for i, line in enumerate(history) if "takes back" in line)
+    # the step taken back is in the log just before (a Skip is logged too)
+    assert history[back - 1].endswith("skips the Guest Impression")
 
 
 async def test_inn_command_shows_one_inn(h: Harness) -> None:
@@ -533,6 +535,33 @@ async def test_inn_command_shows_one_inn(h: Harness) -> None:
     assert bob is not None and h.rendered[-1][2]["part"] == f"inn:{bob.index}"
     sent = await h.slash("crossroads inn", ANN, seat=4)
     assert "seats 1 to 2" in reply_text(sent)
+
+
+async def test_inn_command_for_ones_own_inn_speaks_to_you(h: Harness) -> None:
+    # Your own inn, only to you: "Your inn", and the picture is drawn for you (its title
+    # "Your inn · your turn"), not "Ann's inn · their turn".
+    await open_table(h)
+    info = await h.service.status(CHANNEL_ID)
+    ann = info.seat_of(ANN)
+    assert ann is not None
+    sent = await h.slash("crossroads inn", ANN)
+    reply = only(sent, "followup")
+    assert reply.ephemeral and reply.content.startswith("**Your inn** (player ")
+    assert "Ann's inn" not in reply.content
+    assert h.rendered[-1][2]["part"] == f"inn:{ann.index}"
+    assert h.rendered[-1][2]["viewer"] == ann.index
+    # the same inn by name, still only to Ann: hers, so still "Your inn"
+    sent = await h.slash("crossroads inn", ANN, seat=ann.index + 1)
+    assert only(sent, "followup").content.startswith("**Your inn**")
+    # in the channel it is named for everyone, and drawn for nobody in particular
+    sent = await h.slash("crossroads inn", ANN, public=True)
+    posted = next(s for s in sent if s.kind == "channel_message")
+    assert posted.content.startswith(f"**{ann.name}'s inn**")
+    assert h.rendered[-1][2]["viewer"] is None
+    # someone else's inn is theirs
+    sent = await h.slash("crossroads inn", ANN, player=(BOB, "Bob"))
+    assert "Your inn" not in only(sent, "followup").content
+    assert h.rendered[-1][2]["viewer"] is None
 
 
 def test_no_secret_in_any_label_of_the_public_menu() -> None:

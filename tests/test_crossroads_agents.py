@@ -198,3 +198,21 @@ def test_heuristic_never_takes_a_prestige_losing_impression() -> None:
     # every group at 1: closing a door costs Prestige and Reputation; nothing to gain
     action = get_agent(GAME, "heuristic").choose(G, st, 0, Rng.from_seed(1))
     assert action.kind == "next"
+
+
+@pytest.mark.parametrize(("prestige", "debts", "chest"), [(1, 9, 0), (1, 2, 1), (20, 3, 5)])
+def test_the_projected_final_score_is_the_engines_total(prestige: int, debts: int,
+                                                         chest: int) -> None:
+    """What the heuristic expects a seat to score once it ends its turn is what the engine
+    scores then, floored at 1 Prestige like the engine's total."""
+    from engines.agents.crossroads_inn import Weights, _Ctx, _final_score
+
+    st = _turn_state()
+    p = st.seats[0]
+    p.prestige, p.debts, p.chest, p.pouch = prestige, debts, chest, 0
+    p.reputation = {**p.reputation, "nobles": 0, "outlaws": 0}
+    st.turn.step = "confirm"
+    expected = G.copy_state(st)
+    G.apply(expected, 0, EndTurn())
+    projected = _final_score(_Ctx(G, st, 0, Weights()), 0)
+    assert projected == G.scores(expected)[0]["total"]

@@ -153,10 +153,16 @@ def test_setup_draft_pick_face_down_pass_left_three_rounds():
     assert G.to_act(st) == [0]
     p0 = st.seats[0]
     tiles = list(p0.kept)
+    lines = []
     for tile, space in zip(tiles[:3], board.CORNERS, strict=False):
         while st.pending is not None:
             choose(st, st.pending.options[0])
-        act(st, 0, "place_basic", tile=tile, space=space)
+        lines = [e.text(str) for e in act(st, 0, "place_basic", tile=tile, space=space)
+                 if e.visible(None)]
+    # every placement gets its line, the fourth (placed by itself) too
+    last = next(t for t in tiles if t not in tiles[:3])
+    assert lines[:2] == [f"0 places {C.basic_tile(tiles[2]).name} on a corner",
+                         f"0 places {C.basic_tile(last).name} on the last corner"]
     settle(st)
     for s, p in enumerate(st.seats):
         assert sorted(b.tile for b in p.inn.values()) == sorted([*kept_by[s], packs[s][0]])
@@ -636,6 +642,57 @@ def test_political_b_two_players_lower_then_raise():
                                   groups=["outlaws", "nobles"])
 
 
+def test_political_b_may_lower_the_active_players_own_token():
+    # A reading: "[2 players] Spend 2 political gossips - the player decreases by 1
+    # Reputation of any player" says any player, where the 3-4 player action says "2 of
+    # their opponents"; so the active player may lower their own token, for example to
+    # stop on a Special Action space ("no matter if it's due to losing or getting points").
+    st = new(2)
+    purse(st, 0, gossips={"political": 2}, distressed=8)
+    turn(st, "gossip")
+    assert legal(st, 0, "gossip", action="political_b", players=[0],
+                 groups=["distressed", "nobles"])
+    act(st, 0, "gossip", action="political_b", players=[0], groups=["distressed", "nobles"])
+    p = st.seats[0]
+    assert p.reputation["distressed"] == 7  # the Distressed Special Action space
+    assert st.pending is not None and st.pending.kind == "gossip_gain"
+    assert st.pending.seat == 0 and "Distressed" in st.pending.source
+    choose(st, "economic")
+    assert p.gossips == {"economic": 1, "political": 0, "travellers": 0}
+    assert p.reputation["nobles"] == 2
+
+
+def test_political_b_on_ones_own_token_keeps_the_prestige_floor():
+    # Lowering one's own token is the player's own action: "If the player was to lower
+    # it by performing an action ..., they may not perform the given action" (the
+    # exception is only for "actions of another player").
+    st = new(2)
+    purse(st, 0, gossips={"political": 2}, nobles=0)
+    st.seats[0].prestige = 1
+    turn(st, "gossip")
+    why = refused(st, 0, "gossip", action="political_b", players=[0],
+                  groups=["nobles", "distressed"])
+    assert why == "Those targets are not allowed for that gossip action."
+    assert legal(st, 0, "gossip", action="political_b", players=[0],
+                 groups=["outlaws", "distressed"])  # Outlaws at 1: no Prestige lost
+    st.seats[0].prestige = 2
+    fresh(st)
+    act(st, 0, "gossip", action="political_b", players=[0], groups=["nobles", "distressed"])
+    assert st.seats[0].prestige == 1 and st.seats[0].reputation["nobles"] == 0
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_political_c_lowers_opponents_only(players):
+    # "[3-4 players] ... decreases by 1 the Reputation of 2 of their opponents"
+    st = new(players)
+    purse(st, 0, gossips={"political": 2})
+    turn(st, "gossip")
+    offered = [a for a in G.legal_actions(st, 0) if getattr(a, "action", "") == "political_c"]
+    assert offered and all(0 not in a.players for a in offered)
+    refused(st, 0, "gossip", action="political_c", players=[0, 1],
+            groups=["outlaws", "nobles"])
+
+
 @pytest.mark.parametrize("players", [3, 4])
 def test_political_c_lowers_two_opponents_on_chosen_tracks(players):
     st = new(players)
@@ -932,6 +989,104 @@ def test_a_basic_tile_whose_bonus_cannot_be_reversed_cannot_be_covered(basic, ar
     assert why.startswith(f"You cannot cover {C.basic_tile(basic).name}")
 
 
+# Every Basic Inn Tile that gives Reputation: covering it gives that Reputation back.
+REPUTATION_BASICS = [(b.id, e.group, -e.amount) for b in C.basic_tiles
+                     for e in b.on_cover.effects if e.kind == "reputation"]
+
+
+def test_every_reputation_basic_tile_is_checked():
+    assert {b for b, _, _ in REPUTATION_BASICS} == {
+        "water_well", "back_door", "signpost", "market_window", "coat_of_arms", "stable_yard"}
+
+
+def test_covering_the_water_well_at_distressed_one_costs_prestige():
+    # Issue 23's case. "If a player standing on a space 1 on any Reputation track was to
+    # fall by three spaces, their token ends on the space 0, and they lose 2 Prestige
+    # points at the same time": giving back "Distressed -2" from 1 is possible (0, and 1
+    # Prestige), so the Water well can be covered ("If the player is incapable of
+    # reducing a bonus of a tile that's about to be covered, the tile cannot be covered").
+    st = new(basic_tiles="random", seed=3)
+    basics(st, 0, {"r0c0": "water_well"})
+    purse(st, 0, distressed=1)
+    assert st.seats[0].prestige == 6
+    turn(st, "build", bought=["long_table"])  # Prestige +2
+    assert G.cover_problem(st, 0, "water_well") is None
+    assert "r0c0" in G.build_spaces(st, 0)
+    events = act(st, 0, "build", space="r0c0")
+    p = st.seats[0]
+    assert p.inn["r0c0"].tile == "long_table" and p.inn["r0c0"].covers == "water_well"
+    assert p.reputation["distressed"] == 0 and p.prestige == 6 - 1 + 2
+    assert any("loses 1 Prestige" in e.text(str) for e in events)
+
+
+@pytest.mark.parametrize(("basic", "group", "given"), REPUTATION_BASICS)
+def test_a_reputation_basic_tile_below_its_bonus_can_be_covered(basic, group, given):
+    # The token stops at 0 and the rest is paid in Prestige ("they lose the amount of
+    # Prestige points equal to the amount of spaces by which they would fall below the
+    # limit"), also from 0.
+    for start in range(given):
+        st = new(basic_tiles="random", seed=3)
+        basics(st, 0, {"r0c0": basic})
+        purse(st, 0, **{group: start})
+        turn(st, "build", bought=["oak_bar_counter"])  # Prestige +1, Inn's Revenue +1
+        assert legal(st, 0, "build", space="r0c0"), (basic, start)
+        act(st, 0, "build", space="r0c0")
+        assert st.seats[0].reputation[group] == 0
+        assert st.seats[0].prestige == 6 - (given - start) + 1
+
+
+@pytest.mark.parametrize(("basic", "group", "given"), REPUTATION_BASICS)
+def test_a_reputation_basic_tile_is_refused_when_the_prestige_cannot_pay(basic, group, given):
+    # "The player's Prestige cannot be lower than 1. If the player was to lower it by
+    # performing an action (changing the guest's impression, building tiles), they may not
+    # perform the given action."
+    st = new(basic_tiles="random", seed=3)
+    basics(st, 0, {"r0c0": basic})
+    purse(st, 0, **{group: 0})
+    st.seats[0].prestige = given  # giving back the bonus from 0 costs `given` Prestige
+    turn(st, "build", bought=["long_table"])
+    assert "r0c0" not in G.build_spaces(st, 0)
+    why = refused(st, 0, "build", space="r0c0")
+    name, text = C.basic_tile(basic).name, C.basic_tile(basic).on_cover.text
+    assert why == (f"You cannot cover {name}: giving back \"{text}\" with "
+                   f"{C.group(group).name} at 0 would cost {given} Prestige, and your "
+                   f"Prestige ({given}) cannot go below 1.")
+    # one more Prestige pays for it, down to exactly 1 before the new tile's +2
+    st.seats[0].prestige = given + 1
+    fresh(st)
+    act(st, 0, "build", space="r0c0")
+    assert st.seats[0].prestige == 1 + 2 and st.seats[0].reputation[group] == 0
+
+
+def test_a_later_gain_does_not_pay_for_giving_back_a_bonus():
+    # "first they reduce the bonuses given by the now-covered tile; next they receive
+    # effects of the new tile": at Prestige 2 with Distressed at 0 the Water well's bonus
+    # cannot be given back (it would take Prestige to 0), whatever the new tile brings.
+    st = new(basic_tiles="random", seed=3)
+    basics(st, 0, {"r0c0": "water_well"})
+    purse(st, 0, distressed=0)
+    st.seats[0].prestige = 2
+    turn(st, "build", bought=["long_table"])  # Prestige +2 would end on 2
+    why = refused(st, 0, "build", space="r0c0")
+    assert why.startswith("You cannot cover Water well: giving back \"Distressed -2\"")
+    # the tile was bought for a space that can take it: the main spaces still can
+    assert "r1c1" in G.build_spaces(st, 0)
+
+
+def test_the_prestige_basic_tile_is_refused_below_one():
+    st = new(basic_tiles="random", seed=3)
+    basics(st, 0, {"r0c0": "common_room"})
+    st.seats[0].prestige = 2
+    turn(st, "build", bought=["long_table"])
+    assert refused(st, 0, "build", space="r0c0") == (
+        "You cannot cover Common room: giving back \"Prestige -2\" would bring your "
+        "Prestige (2) below 1.")
+    st.seats[0].prestige = 3
+    fresh(st)
+    act(st, 0, "build", space="r0c0")
+    assert st.seats[0].prestige == 1 + 2
+
+
 def test_garden_patch_gives_an_extra_ingredient_when_covered():
     st = new(basic_tiles="random", seed=3)
     basics(st, 0, {"r0c0": "garden_patch", "r0c4": "garden_patch"})
@@ -1030,6 +1185,38 @@ def test_completing_recipes_uses_the_ingredients_and_pays_the_reward():
     assert p.prestige == 11 and p.gossips["economic"] == 2
     assert G.ingredients(p) == {}
     assert p.recipes == ["honey_glazed_venison"]
+
+
+def test_a_completed_recipe_stays_with_the_player():
+    # A reading. "Once a recipe is completed, the player instantly receives the rewards it
+    # offers"; of the card only its ingredients are "discarded" ("Once used, the given
+    # ingredients are discarded"), and Scoring counts "Each uncompleted recipe", so the
+    # completed ones stay with the player, face up, out of the hand. The Recipe discard
+    # pile takes only the cards the rulebook sends there (the Travellers' draws and
+    # discards, covering a Recipe draw tile).
+    st = new(2)
+    p = st.seats[0]
+    put(st, 0, "r1c1", "honey_jar_shelf", ["honey"])
+    put(st, 0, "r1c2", "vermelha", ["berries"])
+    st.deck = [r for r in st.deck if r != "berry_tart"]
+    p.recipes = ["berry_tart"]
+    turn(st, "recipes")
+    act(st, 0, "complete", recipe="berry_tart")
+    assert p.completed == ["berry_tart"] and p.recipes == []
+    assert "berry_tart" not in st.recipe_discard and "berry_tart" not in st.deck
+    assert G.view(st, 1).seats[0].completed == ["berry_tart"]  # face up, for all to see
+    # it never comes back through the deck: an empty deck takes the discard pile only
+    st.deck, st.recipe_discard = [], ["herbal_tea"]
+    resolve(st, 1, [{"kind": "recipe_draw", "amount": 2}])
+    assert st.seats[1].recipes[-1] == "herbal_tea" and "berry_tart" not in st.deck
+    # it is out of the hand: no Travellers steal can take it, no covered Recipe box
+    # discards it ("discard from their hand X random cards")
+    assert "steal:0" not in fx.travellers_options(st, 1)
+    basics(st, 0, {"r0c0": "recipe_box"})
+    turn(st, "build", bought=["long_table"])
+    assert refused(st, 0, "build", space="r0c0").startswith("You cannot cover Recipe box")
+    # and it costs nothing at the end (only "uncompleted" ones do)
+    assert G.scores(st)[0]["recipes"] == 0
 
 
 # --------------------------------------------------------------------------- update
@@ -1681,6 +1868,44 @@ def test_scoring_every_part():
                      "total": 10 + 11 + 2 + 3 + 2 - 3 - 4}
 
 
+def test_the_final_prestige_is_never_below_one():
+    # "The player can never have less Prestige than 1"; the Reputation bonuses "update the
+    # player's score on the Prestige track". Parts that add up to -5 give 1.
+    st = new(2)
+    p = st.seats[0]
+    p.prestige = 1
+    p.reputation = dict.fromkeys(GROUPS, 1)
+    p.reputation["nobles"] = 0  # -2
+    p.chest = p.pouch = 0
+    p.debts = 2  # -2
+    p.gossips = dict.fromkeys(GOSSIPS, 0)
+    p.recipes = ["berry_tart"]  # -2
+    parts = G.scores(st)[0]
+    assert sum(v for k, v in parts.items() if k != "total") == 1 - 2 - 2 - 2 == -5
+    assert parts["total"] == 1
+    st.finished, st.phase = True, "over"
+    assert G.outcome(st).scores[0] == 1
+    assert G.view(st, None).seats[0].score == 1
+
+
+def test_totals_at_the_floor_tie_and_are_broken_by_the_nobles():
+    # "In case of a draw, the game is won by the one of the tied players who has the
+    # biggest Reputation among the Nobles": -5 and -1 both end on 1 Prestige.
+    st = new(2)
+    for s, (nobles, debts) in enumerate(((0, 0), (1, 0))):
+        p = st.seats[s]
+        p.prestige, p.chest, p.pouch, p.debts = 1, 0, 0, debts
+        p.reputation = {**dict.fromkeys(GROUPS, 1), "nobles": nobles}
+        p.gossips = dict.fromkeys(GOSSIPS, 0)
+        p.recipes = ["berry_tart", "herbal_tea"] if s == 0 else []
+    assert [x["total"] for x in G.scores(st)] == [1, 1]
+    st.finished, st.phase = True, "over"
+    outcome = G.outcome(st)
+    assert outcome.winners == [1]
+    assert outcome.reason == ("The game is over: 1 Prestige; the tie is broken by the "
+                              "Nobles, then the Townsfolk.")
+
+
 def _tied(st, a_nobles, a_towns, b_nobles, b_towns):
     for s, (n, t) in enumerate(((a_nobles, a_towns), (b_nobles, b_towns))):
         p = st.seats[s]
@@ -1742,6 +1967,45 @@ def test_take_back_a_step_until_confirmation():
     orig = G.load_state(before)
     assert after.seats == orig.seats and after.turn == orig.turn and after.tracks == orig.tracks
     assert refused(st, 0, "undo").startswith("There is nothing to take back")
+
+
+def _public_lines(events) -> list[str]:
+    return [e.text(lambda s: NAMES_BY_SEAT[s]) for e in events if e.visible(None)]
+
+
+NAMES_BY_SEAT = ["Ann", "Ben", "Cat", "Dan"]
+
+
+@pytest.mark.parametrize(("step", "setup", "line"), [
+    ("impression", {}, "Ann skips the Guest Impression"),
+    ("gossip", {}, "Ann skips the gossip actions"),
+    ("gossip", {"gossips_used": ["economic"]}, "Ann is done with the gossip actions"),
+    ("invest", {}, "Ann skips Investing"),
+    ("invest", {"buys": 1}, "Ann is done buying"),
+    ("reserve", {}, "Ann reserves no tile"),
+    ("recipes", {}, "Ann is done with the Recipes"),
+])
+def test_every_skip_is_a_public_line(step, setup, line):
+    st = new()
+    purse(st, 0, pouch=20, gossips={"economic": 3, "political": 3, "travellers": 3})
+    st.seats[0].recipes = ["berry_tart"]
+    put(st, 0, "r1c1", "honey_jar_shelf")
+    turn(st, step, **setup)
+    assert legal(st, 0, "next")
+    lines = _public_lines(act(st, 0, "next"))
+    assert lines[0] == line
+
+
+def test_a_take_back_follows_the_line_of_the_step_it_undoes():
+    # Issue 23: "Cat takes back the last step" came after a line that showed nothing to
+    # take back, because a Skip was not logged.
+    st = new()
+    fresh(st)
+    log = _public_lines(act(st, 0, "next"))
+    assert legal(st, 0, "undo")
+    log += _public_lines(act(st, 0, "undo"))
+    assert log == ["Ann skips the Guest Impression", "Ann takes back the last step"]
+    assert st.turn.step == "impression"
 
 
 def test_take_back_a_reserved_tile_purchase():

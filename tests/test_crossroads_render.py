@@ -233,6 +233,32 @@ def test_no_basic_corners_are_unavailable_not_basic() -> None:
     assert not cr._basics_unavailable(view(2, [player(0, inn=basics_inn()), player(1)]))
 
 
+def _drawn_text(view: CrossroadsView, **options: Any) -> list[str]:
+    """Every string the picture draws (its cached parts drawn anew)."""
+    from renderers.common import clear_caches, recording_text
+
+    clear_caches()
+    with recording_text() as drawn:
+        cr.render(view, NAMES, **options)
+    return [t.text for t in drawn]
+
+
+def test_ones_own_inn_speaks_to_its_owner() -> None:
+    # "/crossroads inn" for oneself, only to oneself: "Your inn · your turn", not
+    # "Ann's inn · their turn".
+    v = view(2, active=0)
+    mine = _drawn_text(v, part="inn:0", viewer=0)
+    assert "Your inn · your turn" in mine
+    assert not any("Ann's inn" in t or "their turn" in t for t in mine)
+    theirs = _drawn_text(v, part="inn:0", viewer=1)  # someone else looking at Ann's
+    assert "Ann's inn · their turn" in theirs and "Your inn" not in " ".join(theirs)
+    assert "Ann's inn · their turn" in _drawn_text(v, part="inn:0")  # in the channel
+    idle = _drawn_text(view(2, active=1), part="inn:0", viewer=0)
+    assert "Your inn" in idle and not any("turn" in t for t in idle if "inn" in t)
+    over = view(2, phase="over", step=None, active=None, winners=[0])
+    assert "Your inn · you won" in _drawn_text(over, part="inn:0", viewer=0)
+
+
 def test_all_inns_picture_for_2_and_4_players() -> None:
     two = check_png(cr.render(busy_view(2), NAMES, part="inns"))
     four = check_png(cr.render(busy_view(4), NAMES, part="inns"))
@@ -341,6 +367,21 @@ def test_text_board_tells_the_public_table() -> None:
     assert "Your Recipes" not in text
     seat_text = cr.text_board(busy_view(4, seat=0), lambda s: NAMES[s])
     assert "Your Recipes" in seat_text and "Honey-glazed venison" in seat_text
+
+
+def test_the_end_board_does_not_say_nobody_plays_a_last_turn() -> None:
+    # While the game goes on, the announcement names who still plays a last turn; once
+    # it is over nobody does, and "Last turns: nobody." said nothing true or useful.
+    playing = view(3, announced_by=0, last_turns=[1, 2])
+    assert "Ann announced the end. Last turns: Bruno, Chiara." in _drawn_text(playing)
+    over = view(3, phase="over", step=None, active=None, announced_by=0, last_turns=[],
+                winners=[1], prompt="The game is over: the best inn has 30 Prestige.")
+    drawn = _drawn_text(over)
+    assert "Ann announced the end of the game." in drawn
+    assert not any("nobody" in t or "Last turns" in t for t in drawn)
+    text = cr.text_board(over, lambda s: NAMES[s])
+    assert "Ann announced the end of the game." in text and "nobody" not in text
+    assert "Last turns: Bruno, Chiara." in cr.text_board(playing, lambda s: NAMES[s])
 
 
 def test_text_board_of_the_draft() -> None:

@@ -1303,8 +1303,9 @@ def _final_score(ctx: _Ctx, seat: Seat) -> float:
     chest = min(ctx.t.chest_limit, p.chest + p.revenue + p.pouch)
     paid = min(p.debts, chest)
     money_pts = (chest - paid) // 3
-    return scores["total"] - scores["guldens"] - scores["debts"] + money_pts \
-        - (p.debts - paid)
+    counted = sum(v for k, v in scores.items() if k not in ("total", "guldens", "debts"))
+    # The final Prestige is never below 1, as the engine's total.
+    return max(ctx.c.boards.prestige_track.min, counted + money_pts - (p.debts - paid))
 
 
 # ---------------------------------------------------------------- pending

@@ -103,10 +103,14 @@ def add_gossip(c: CrossroadsContent, st: CrossroadsState, p: Player, kind: str,
     return -lost
 
 
-def prestige_after(c: CrossroadsContent, p: Player, effects: list[Any]) -> int:
-    """The Prestige ``p`` would have after ``effects`` (ignoring what they trigger), with
-    no floor: below 1 means the player may not take the action that causes it."""
-    prestige = p.prestige
+def lowest_prestige(c: CrossroadsContent, p: Player, effects: list[Any]) -> int:
+    """The lowest Prestige ``p`` reaches while ``effects`` apply in order (ignoring what
+    they trigger), with no floor: below 1 means the player may not take the action that
+    causes it. The lowest point, not the end: covering a Basic Inn Tile gives its bonus
+    back before the new tile's effects come ("first they reduce the bonuses ... next they
+    receive effects of the new tile"), so a later gain cannot pay for a loss the floor
+    would have swallowed."""
+    prestige = lowest = p.prestige
     rep = dict(p.reputation)
     low = c.boards.reputation.min
     for e in effects:
@@ -118,10 +122,19 @@ def prestige_after(c: CrossroadsContent, p: Player, effects: list[Any]) -> int:
             group = e["group"] if isinstance(e, dict) else e.group
             new = rep[group] + amount
             if new < low:
-                prestige += (new - low) * -c.boards.reputation.below_min_prestige_per_space
+                prestige += below_min_prestige(c, new)
                 new = low
             rep[group] = min(c.boards.reputation.max, new)
-    return prestige
+        lowest = min(lowest, prestige)
+    return lowest
+
+
+def below_min_prestige(c: CrossroadsContent, target: int) -> int:
+    """The Prestige change of a Reputation token sent to ``target`` below 0: "they lose
+    the amount of Prestige points equal to the amount of spaces by which they would fall
+    below the limit" (0 when ``target`` is on the track)."""
+    board = c.boards.reputation
+    return min(0, target - board.min) * -board.below_min_prestige_per_space
 
 
 # --------------------------------------------------------------------------- reputation
@@ -140,7 +153,7 @@ def move_reputation(c: CrossroadsContent, st: CrossroadsState, events: list[Even
     end = max(board.min, min(board.max, target))
     p.reputation[group] = end
     if target < board.min:
-        add_prestige(p, (target - board.min) * -board.below_min_prestige_per_space)
+        add_prestige(p, below_min_prestige(c, target))
         note(events, seat, f"{{0}} would fall below 0 with the {c.group(group).name}: "
              f"loses {board.min - target} Prestige")
     space = c.group(group).special_action_space

@@ -35,6 +35,30 @@ Readings of the rulebook where it is silent or loose (the project's, named here)
 * When every player has covered the 16 spaces (or, without Basic Inn Tiles, when the
   first one has), the game ends at the end of that turn.
 * The Recipe discard pile is face down and is shuffled back when the deck runs out.
+* Covering a Basic Inn Tile that gave Reputation is allowed below that bonus: the token
+  stops at 0 and the rest is lost in Prestige, as for any Reputation loss ("If the
+  player's level on the track was to fall to less than 0, they lose the amount of
+  Prestige points equal to the amount of spaces by which they would fall below the
+  limit"). It is refused, as "incapable of reducing a bonus", only when that Prestige
+  would take the player below 1 ("If the player was to lower it by performing an action
+  (changing the guest's impression, building tiles), they may not perform the given
+  action"). Prestige is checked at its lowest point while the effects apply in order,
+  so the new tile's gain cannot pay for the bonus given back before it ("first they
+  reduce the bonuses given by the now-covered tile; next they receive effects of the new
+  tile"). Inn's Revenue (1 to 10) and gossips have no such rule below their limits, so a
+  Revenue or gossip bonus that cannot be given back in full keeps its tile uncovered.
+* The 2-player political gossip may lower the active player's own token: it "decreases
+  by 1 Reputation of any player", where the 3-4 player one names "2 of their opponents".
+  It is the player's own action, so it may not take their own Prestige below 1.
+* A completed Recipe stays with the player, face up and out of the hand, and never goes
+  to the Recipe discard pile: the rulebook discards only its ingredients ("Once used, the
+  given ingredients are discarded"), and Scoring counts "Each uncompleted recipe". The
+  pile takes only what the rulebook sends there (the Travellers' draws and discards,
+  the hand cards lost when a Recipe draw tile is covered).
+* The final score is the final Prestige, never below 1 ("The player can never have less
+  Prestige than 1"; the Reputation bonuses "update the player's score on the Prestige
+  track"). The Scoring list is a count, so the floor applies to its sum, not after each
+  item; totals on the floor tie like any others.
 """
 
 from __future__ import annotations
@@ -288,7 +312,7 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
                 continue
             effects = [{"kind": "reputation", "group": closed, "amount": doors.closed},
                        {"kind": "reputation", "group": opened, "amount": doors.open}]
-            if fx.prestige_after(c, p, effects) < c.boards.prestige_track.min:
+            if fx.lowest_prestige(c, p, effects) < c.boards.prestige_track.min:
                 continue
             out.append(Impression(closed=closed, open=opened))
         return out
@@ -322,8 +346,9 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
             elif a.id == "political_b":
                 for o in range(n):
                     for low, high in itertools.product(GROUPS, GROUPS):
-                        if o == seat and fx.prestige_after(c, p, [
-                                {"kind": "reputation", "group": low, "amount": -1}]) < 1:
+                        if o == seat and fx.lowest_prestige(c, p, [
+                                {"kind": "reputation", "group": low, "amount": -1}]) \
+                                < c.boards.prestige_track.min:
                             continue
                         out.append(UseGossip(action=a.id, players=(o,), groups=(low, high)))
             elif a.id == "political_c":
@@ -441,13 +466,22 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
                 return reason
             reversal = list(c.basic_tile(here.tile).on_cover.effects)
         effects = [*reversal, *tile.on_build, *self._ring_effects(st, space)]
-        if fx.prestige_after(c, p, [e for e in effects if e.kind in ("prestige", "reputation")]) \
+        if fx.lowest_prestige(c, p, [e for e in effects if e.kind in ("prestige", "reputation")]) \
                 < c.boards.prestige_track.min:
             return "Building it there would bring your Prestige below 1."
         return None
 
     def cover_problem(self, st: CrossroadsState, seat: Seat, basic_id: str) -> str | None:
-        """Why the Basic Inn Tile cannot be covered (a bonus that cannot be reduced)."""
+        """Why the Basic Inn Tile cannot be covered (a bonus that cannot be reduced), by
+        whatever tile: its bonus is given back before the new tile's effects come.
+
+        Every reversal is checked against its own limit. Inn's Revenue stops at 1 and
+        gossips at 0 with no rule for going further, so those bonuses cannot be given back
+        below them; a Reputation token that would fall below 0 "ends on the space 0, and
+        they lose" the difference in Prestige, so that bonus can always be given back,
+        unless the Prestige it costs (or a Prestige bonus given back) would bring the
+        player below 1 ("If the player was to lower it by performing an action (...
+        building tiles), they may not perform the given action")."""
         c = self.content
         p = st.seats[seat]
         b = c.basic_tile(basic_id)
@@ -457,10 +491,6 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
             ok = True
             if k == "revenue":
                 ok = p.revenue + amount >= c.boards.inn_board.revenue_track.min
-            elif k == "prestige":
-                ok = p.prestige + amount >= c.boards.prestige_track.min
-            elif k == "reputation":
-                ok = p.reputation[e.group] + amount >= c.boards.reputation.min
             elif k == "gossip":
                 ok = p.gossips.get(e.gossip, 0) + amount >= 0
             elif k == "gossip_any":
@@ -471,6 +501,19 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
                 ok = len(p.reserved) >= amount
             if not ok:
                 return f"You cannot cover {b.name}: you cannot give back \"{b.on_cover.text}\"."
+        floor = c.boards.prestige_track.min
+        lowest = fx.lowest_prestige(c, p, list(b.on_cover.effects))
+        if lowest < floor:
+            giving = f"giving back \"{b.on_cover.text}\""
+            falls = [f"{c.group(e.group).name} at {p.reputation[e.group]}"
+                     for e in b.on_cover.effects if e.kind == "reputation"
+                     and fx.below_min_prestige(c, p.reputation[e.group] + e.amount)]
+            if falls:
+                return (f"You cannot cover {b.name}: {giving} with {' and '.join(falls)} "
+                        f"would cost {p.prestige - lowest} Prestige, and your Prestige "
+                        f"({p.prestige}) cannot go below {floor}.")
+            return (f"You cannot cover {b.name}: {giving} would bring your Prestige "
+                    f"({p.prestige}) below {floor}.")
         return None
 
     def _ring_effects(self, st: CrossroadsState, space: str) -> list[Any]:
@@ -643,7 +686,10 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
             note(events, seat, f"{{0}} places {c.basic_tile(action.tile).name} on a corner")
             if len(p.kept) == 1:
                 last = next(s for s in board.CORNERS if s not in p.inn)
-                self._place_basic(st, seat, p.kept.pop(), last)
+                tile = p.kept.pop()
+                self._place_basic(st, seat, tile, last)
+                note(events, seat, f"{{0}} places {c.basic_tile(tile).name} on the last "
+                     "corner")
         elif kind == "impression":
             self._impression(st, seat, action, events)
         elif kind == "gossip":
@@ -668,7 +714,7 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
         elif kind == "complete":
             self._complete(st, seat, action.recipe, events)
         elif kind == "next":
-            self._next(st, events)
+            self._next(st, seat, events)
         elif kind == "end_turn":
             self._end_turn(st, seat, action.announce, events)
             return events
@@ -897,14 +943,30 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
         note(events, seat, f"{{0}} cooks {recipe.name}: {recipe.reward.text}")
         fx.queue(st, seat, list(recipe.reward.effects), recipe.name)
 
-    def _next(self, st: CrossroadsState, events: list[Event]) -> None:
+    def _next(self, st: CrossroadsState, seat: Seat, events: list[Event]) -> None:
         step = st.turn.step
+        # A public line for every Skip, so a take-back always undoes a step the log shows.
+        note(events, seat, self._skip_line(st, step))
         if step == "reserve":
             self._end_reserving(st, events)
         elif step == "recipes":
             st.turn.step = "confirm"
         else:
             st.turn.step = STEPS[STEPS.index(step) + 1]
+
+    def _skip_line(self, st: CrossroadsState, step: str) -> str:
+        """The log line of going on from ``step`` (public facts only: the Recipes step is
+        "done" whether or not a secret Recipe could have been cooked)."""
+        t = st.turn
+        if step == "gossip" and t.gossips_used:
+            return "{0} is done with the gossip actions"
+        if step == "invest" and t.buys:
+            return "{0} is done buying"
+        if step == "reserve":
+            return "{0} reserves no tile"
+        if step == "recipes":
+            return "{0} is done with the Recipes"
+        return f"{{0}} skips {self.step_name(step)}"
 
     def _advance(self, st: CrossroadsState, events: list[Event]) -> None:
         """Skip the steps that offer nothing but "go on", so a turn takes few clicks. The
@@ -967,9 +1029,17 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
     # ------------------------------------------------------------------ the end
 
     def scores(self, st: CrossroadsState) -> list[dict[str, int]]:
-        """Each seat's score in parts (the rulebook's Scoring list) and its total."""
+        """Each seat's score in parts (the rulebook's Scoring list) and its total.
+
+        The total is the final Prestige, so it is never below 1 ("The player can never
+        have less Prestige than 1"; the Reputation bonuses "update the player's score on
+        the Prestige track"): parts that add up to less give 1, and such totals tie, to
+        be broken by the Nobles and the Townsfolk like any other tie. The parts are a
+        count, summed once (the list is no order of moves on the track), so the floor
+        applies to the sum."""
         c = self.content
         s = c.game.scoring
+        floor = c.boards.prestige_track.min
         out = []
         for p in st.seats:
             parts = {
@@ -981,7 +1051,7 @@ class CrossroadsInn(Game[CrossroadsState, Any]):
                 "debts": p.debts * s.per_debt_token,
                 "recipes": len(p.recipes) * s.per_uncompleted_recipe,
             }
-            parts["total"] = sum(parts.values())
+            parts["total"] = max(floor, sum(parts.values()))
             out.append(parts)
         return out
 

@@ -148,9 +148,12 @@ class Crossroads(GameCommands, name="crossroads", group_name="crossroads",
             check_cooldown(self.reposts, interaction, info)
         await acknowledge(interaction)
         names = [s.name for s in sorted(info.seats, key=lambda s: s.index)]
-        png = await self._render_inn(interaction, view, names, index)
-        name = names[index]
-        text = (f"**{literal(name)}'s inn** (player {letter(index)}): "
+        held = info.seat_of(interaction.user.id)
+        # Only a picture for its owner alone speaks to them; in the channel it is named.
+        mine = not public and held is not None and held.index == index
+        png = await self._render_inn(interaction, view, names, index, mine)
+        owner = "Your inn" if mine else f"{literal(names[index])}'s inn"
+        text = (f"**{owner}** (player {letter(index)}): "
                 f"{view.seats[index].covered}/16 "
                 f"spaces covered, Prestige {view.seats[index].prestige}.")
         if png is None:
@@ -190,13 +193,16 @@ class Crossroads(GameCommands, name="crossroads", group_name="crossroads",
         return int(view.active) if view.active is not None else 0
 
     async def _render_inn(self, interaction: discord.Interaction, view: Any, names: list[str],
-                          index: int) -> bytes | None:
-        """One inn of the PUBLIC view (``part="inn:<seat>"``), off the event loop."""
+                          index: int, mine: bool) -> bytes | None:
+        """One inn of the PUBLIC view (``part="inn:<seat>"``), off the event loop;
+        ``mine``: titled for its owner, who alone sees it."""
         delivery = delivery_of(interaction)
         if delivery.pictures.renderer is None:
             return None
         try:
-            return await delivery.pictures.draw(GAME_ID, view, names=names, part=f"inn:{index}")
+            return await delivery.pictures.draw(GAME_ID, view, names=names,
+                                                part=f"inn:{index}",
+                                                viewer=index if mine else None)
         except Exception:  # the text still goes out
             log.exception("drawing inn %s failed", index)
             return None
