@@ -101,6 +101,9 @@ class Sent:
     interaction_id: int | None = None
     channel_id: int | None = None
     message_id: int | None = None
+    token: bool = False
+    """Sent on an interaction's token (a follow-up, an edit of the interaction's own
+    messages), which Discord does not count against the bot token's limits."""
 
     @property
     def data(self) -> dict[str, Any]:
@@ -135,6 +138,16 @@ class Sent:
     def __repr__(self) -> str:
         flag = " ephemeral" if self.ephemeral else ""
         return f"<Sent {self.kind}{flag} {self.content[:60]!r} ids={self.custom_ids}>"
+
+
+EDITS = ("edit_message", "edit_original")
+"""The kinds of a recorded edit of a message (on the bot token, or on the token of the
+click whose component sat on it)."""
+
+
+def edits_of(sent: list[Sent], message_id: int | None) -> list[Sent]:
+    """The recorded edits of one message, whichever token made them."""
+    return [s for s in sent if s.kind in EDITS and s.message_id == message_id]
 
 
 def walk_components(components: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -187,6 +200,8 @@ class FakeDiscord:
         self.webhook_latency = 0.0
         """Seconds each interaction follow-up or edit takes."""
         self._baseline: set[asyncio.Task[Any]] = set()
+        self.interactions: dict[int, dict[str, Any]] = {}
+        """interaction id -> its payload (where its follow-ups and edits go)."""
 
     # -- installing ---------------------------------------------------------------
 
@@ -298,7 +313,7 @@ class FakeDiscord:
     def _base(self, itype: int, user_id: int, name: str | None, permissions: int,
               channel_id: int) -> dict[str, Any]:
         iid = snowflake()
-        return {
+        payload = {
             "id": str(iid),
             "application_id": str(APP_ID),
             "type": itype,
@@ -314,6 +329,9 @@ class FakeDiscord:
             "authorizing_integration_owners": {"0": str(GUILD_ID)},
             "context": 0,
         }
+        # Kept by reference: a DM click drops guild_id from it after this returns.
+        self.interactions[iid] = payload
+        return payload
 
     def slash_payload(
         self,
@@ -405,6 +423,7 @@ class FakeDiscord:
     async def dispatch(self, bot: discord.Client, payload: dict[str, Any]) -> list[Sent]:
         """Feed one interaction as the gateway would; return what the bot sent."""
         before = len(self.sent)
+        self.interactions.setdefault(int(payload["id"]), payload)
         bot._connection.parse_interaction_create(payload)  # type: ignore[attr-defined]
         await self.settle()
         return self.sent[before:]
@@ -452,7 +471,13 @@ class FakeDiscord:
         return [s for s in self.sent if s.interaction_id == iid]
 
     def channel_messages(self) -> list[Sent]:
+        """Every public message the bot put in a channel, on its token or a click's."""
         return [s for s in self.sent if s.kind == "channel_message"]
+
+    def bot_token_requests(self) -> list[Sent]:
+        """What counts against the bot token's limits (every call but the callbacks and
+        the interaction-token webhooks)."""
+        return [s for s in self.sent if s.kind != "callback" and not s.token]
 
     def current(self, message: Sent) -> Sent:
         """A channel message as it reads now: its payload with every later edit applied
@@ -460,7 +485,8 @@ class FakeDiscord:
         payload = dict(message.payload)
         files = list(message.files)
         for s in self.sent:
-            if s.kind == "edit_message" and s.message_id == message.message_id:
+            if s.kind in ("edit_message", "edit_original") \
+                    and s.message_id == message.message_id:
                 payload.update(s.payload)
                 if s.files:
                     files = list(s.files)
@@ -504,24 +530,45 @@ class _Adapter(AsyncWebhookAdapter):
         token = route.webhook_token or ""
         if path.endswith("/callback"):
             self.fake.sent.append(
-                Sent("callback", route.method, path, data, blobs, interaction_id=iid)
+                Sent("callback", route.method, path, data, blobs, interaction_id=iid,
+                     token=True)
             )
             return {"interaction": {"id": str(iid), "type": 2}}
         interaction_id = int(token.split("-", 1)[1]) if token.startswith("token-") else None
+        source = self.fake.interactions.get(interaction_id or 0, {})
+        channel_id = int(source.get("channel_id") or CHANNEL_ID)
+        in_guild = source.get("guild_id") is not None
+        clicked = source.get("message") or {}
+        ephemeral = bool((data.get("flags") or 0) & EPHEMERAL)
         if path == "/webhooks/{webhook_id}/{webhook_token}" and route.method == "POST":
-            msg = self.fake.message_payload(CHANNEL_ID, data)
-            self.fake.sent.append(Sent("followup", route.method, path, data, blobs,
+            msg = self.fake.message_payload(channel_id, data)
+            # A public follow-up in a server channel is a message of that channel like
+            # any other (it pings, it is edited later), only sent on the click's token.
+            kind = "channel_message" if in_guild and not ephemeral else "followup"
+            self.fake.sent.append(Sent(kind, route.method, path, data, blobs,
                                        interaction_id=interaction_id,
-                                       message_id=int(msg["id"])))
+                                       channel_id=channel_id if kind != "followup" else None,
+                                       message_id=int(msg["id"]), token=True))
             return msg
         if path.endswith("/messages/@original") and route.method == "PATCH":
+            target = int(clicked["id"]) if clicked else None
+            # The message the clicked component sat on (a turn message, a DM hand, an
+            # ephemeral panel): ``current`` applies it like any edit of that message.
             self.fake.sent.append(Sent("edit_original", route.method, path, data, blobs,
-                                       interaction_id=interaction_id))
-            return self.fake.message_payload(CHANNEL_ID, data)
+                                       interaction_id=interaction_id, message_id=target,
+                                       channel_id=channel_id, token=True))
+            return self.fake.message_payload(channel_id, data, message_id=target)
         if path.endswith("/messages/@original") and route.method == "GET":
-            return self.fake.message_payload(CHANNEL_ID, {})
+            return self.fake.message_payload(channel_id, {})
+        if path == "/webhooks/{webhook_id}/{webhook_token}/messages/{message_id}" \
+                and route.method == "PATCH":
+            message_id = int(route.url.rsplit("/", 1)[-1].split("?")[0])
+            self.fake.sent.append(Sent("edit_message", route.method, path, data, blobs,
+                                       interaction_id=interaction_id, channel_id=channel_id,
+                                       message_id=message_id, token=True))
+            return self.fake.message_payload(channel_id, data, message_id=message_id)
         self.fake.sent.append(Sent("other", route.method, path, data, blobs,
-                                   interaction_id=interaction_id))
+                                   interaction_id=interaction_id, token=True))
         return {}
 
 

@@ -54,6 +54,7 @@ from tests.discord_fakes import (
     BOB,
     CAROL,
     CHANNEL_ID,
+    EDITS,
     Harness,
     Sent,
     answer,
@@ -434,7 +435,7 @@ def dm_payloads(h: Harness, user: int) -> list[dict[str, Any]]:
                  and "hand**" in s.content)
     latest = dict(first.payload)
     for s in h.fake.sent:
-        if s.kind == "edit_message" and s.message_id == first.message_id:
+        if s.kind in EDITS and s.message_id == first.message_id:
             latest.update(s.payload)
     return [first.payload, latest]
 

@@ -4,6 +4,7 @@ driven through real discord.py component dispatch (see tests/discord_fakes.py)."
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,12 @@ from tests.discord_fakes import (
     BOB,
     CAROL,
     CHANNEL_ID,
+    EDITS,
     Harness,
     Sent,
     answer,
     close_harness,
+    edits_of,
     make_harness,
     only,
 )
@@ -141,18 +144,22 @@ async def test_slot_then_column_plays_the_move(h: Harness) -> None:
     sent = await h.click(button(menu, f"d{free_slot.slot}c3")["custom_id"], mover, menu)
     ack = only(sent, "callback")
     assert ack.response_type == 6  # deferred update: answered within 3 seconds
-    done = only(sent, "edit_original")
+    (done,) = edits_of(sent, menu.message_id)
     assert f"You dropped {free_slot.name} into column 3" in done.content
     assert done.payload["components"] == []
     new_prompt = only(sent, "channel_message")
+    # Everything rode on the clicks' own tokens: the next turn message is a follow-up
+    # of the column click, and the old turn message lost its buttons on the slot
+    # click's token (the click whose component sat on it).
+    (stripped,) = edits_of(sent, prompt.message_id)
+    assert stripped.payload["components"] == []
+    assert [s for s in sent if not s.token] == []  # not one request on the bot token
     after = await h.service.status(info.id)
     assert after.version == 1
     assert after.to_act_users == (other(info, mover),)
     assert f"<@{other(info, mover)}>" in new_prompt.content
     assert "column 3" in new_prompt.content
     assert all(cid.startswith(f"ft:{info.id}:1:") for cid in new_prompt.custom_ids)
-    stripped = only(sent, "edit_message")
-    assert stripped.message_id == prompt.message_id and stripped.payload["components"] == []
     grid = (await h.service.public_view(info.id)).grid
     assert len(grid[2]) == 1 and grid[2][0].owner == info.seat_of(mover).index
 
@@ -459,12 +466,12 @@ async def test_reminders_ping_the_player_with_fresh_buttons(h: Harness) -> None:
     assert codes(reminder) == codes(old)
     assert all(cid.startswith(f"ft:{info.id}:0:") for cid in reminder.custom_ids)
     lobby = h.fake.channel_messages()[0]  # closed at the start
-    assert [s.message_id for s in h.fake.sent if s.kind == "edit_message"
+    assert [s.message_id for s in h.fake.sent if s.kind in EDITS
             and s.message_id != lobby.message_id] == [old.message_id]
     # the reminder's buttons play like any others
     sent = await play(h)
     assert (await h.service.status(info.id)).version == 1
-    assert only(sent, "edit_message").message_id == reminder.message_id
+    assert edits_of(sent, reminder.message_id)
 
 
 async def test_missing_channel_permissions_are_reported(h: Harness) -> None:
@@ -484,6 +491,9 @@ async def test_missing_channel_permissions_are_reported(h: Harness) -> None:
     mover = info.to_act_users[0]
     enabled = next(b for b in prompt.buttons() if not b.get("disabled"))
     menu = answer(await h.click(enabled["custom_id"], mover, prompt))
+    # The clicks' tokens are spent (their 15 minutes are up), so the move's message
+    # needs the bot's own right to post: refused here.
+    h.bot.delivery.tokens.clock = lambda: time.time() + 15 * 60
     sent = await h.click(menu.custom_ids[0], mover, menu)
     warning = only(sent, "followup")
     assert warning.ephemeral and "could not post" in warning.content

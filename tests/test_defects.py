@@ -19,6 +19,7 @@ from tests.discord_fakes import (
     BOB,
     CAROL,
     CHANNEL_ID,
+    EDITS,
     Harness,
     answer,
     close_harness,
@@ -181,7 +182,7 @@ async def test_the_lobby_message_is_refreshed_after_slash_commands(h: Harness) -
     posted = only(await h.slash("table new", ANN, uname="Ann", game="fairy-tale-inn"),
                   "channel_message")
     await h.slash("table join", BOB, uname="Bob")
-    edits = [s for s in h.fake.sent if s.kind == "edit_message"
+    edits = [s for s in h.fake.sent if s.kind in EDITS
              and s.message_id == posted.message_id]
     assert edits, "the lobby message was not edited"
     lobby = edits[-1]

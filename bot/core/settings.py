@@ -141,6 +141,13 @@ class Settings(BaseSettings):
     shard_ids: Annotated[list[int], NoDecode] = Field(default_factory=list, alias="SHARD_IDS")
     """The shards this process runs (needs SHARD_COUNT); empty: all of them."""
 
+    discord_requests_per_second: float = Field(default=40.0, alias="DISCORD_REQUESTS_PER_SECOND",
+                                               gt=0, le=50)
+    """Requests a second on the bot token for the whole application, all processes
+    together (Discord allows 50; what is left is headroom). Each process of a cluster
+    takes its share, by the shards it runs. Answers to clicks and the messages that ride
+    on them are not counted: Discord does not count them either."""
+
     log_level: str = Field(default="INFO", alias="LOG_LEVEL")
     """DEBUG, INFO, WARNING, ERROR or CRITICAL."""
 
@@ -231,6 +238,14 @@ class Settings(BaseSettings):
     @property
     def sharded(self) -> bool:
         return self.shard_count is not None
+
+    @property
+    def requests_share(self) -> float:
+        """This process's share of :attr:`discord_requests_per_second`: in a cluster, in
+        proportion to the shards it runs (``SHARD_IDS`` of ``SHARD_COUNT``)."""
+        if not self.sharded or not self.shard_ids or not self.shard_count:
+            return self.discord_requests_per_second
+        return self.discord_requests_per_second * len(self.shard_ids) / self.shard_count
 
     @property
     def syncs_commands(self) -> bool:

@@ -296,7 +296,8 @@ class FabletopBot(commands.Bot):
             self._pool = RenderPool(self.settings.render_workers)
             self._pool.start()
         self.delivery = Delivery(self, self.service.store, renderer=self._renderer,
-                                 pool=self._pool, turns=self.service.turns)
+                                 pool=self._pool, turns=self.service.turns,
+                                 requests_per_second=self.settings.requests_share)
         self.turns = TurnController(self.service, self.delivery)
         # Buttons on any earlier message (even before a restart) find their handler
         # by custom_id pattern; the table itself comes from the store.
@@ -405,6 +406,9 @@ class FabletopBot(commands.Bot):
         """Every form submission is answered here from its custom_id (nothing of it is
         kept in memory, so restarts do not matter), and every component interaction
         no button or select of ours would take gets an answer too."""
+        if self.delivery is not None:
+            # Its token may carry the messages its move leads to (bot/messages/delivery).
+            self.delivery.tokens.note(interaction)
         data: Any = interaction.data or {}
         custom_id = str(data.get("custom_id", ""))
         if interaction.type is discord.InteractionType.modal_submit:

@@ -18,6 +18,7 @@ __all__ = [
     "AT_ONCE",
     "INTERNAL_ERROR",
     "acknowledge",
+    "answered",
     "apology",
     "display_name",
     "expired",
@@ -68,6 +69,17 @@ async def acknowledge(interaction: discord.Interaction) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
 
 
+ANSWERED = "fabletop_answered"
+"""The key in ``Interaction.extras`` saying a deferred answer has been given."""
+
+
+def answered(interaction: discord.Interaction) -> bool:
+    """Whether a deferred "thinking" answer has been replaced by the real one: from then
+    on a follow-up of this interaction is a message of its own (before, the first
+    follow-up would replace the placeholder, and keep its privacy)."""
+    return bool(getattr(interaction, "extras", {}).get(ANSWERED))
+
+
 async def private(interaction: discord.Interaction, text: str, **kwargs: Any) -> None:
     """An ephemeral answer whether or not the interaction was answered already."""
     # RuntimeError: the HTTP session closed under a reply while the bot shuts down.
@@ -76,6 +88,9 @@ async def private(interaction: discord.Interaction, text: str, **kwargs: Any) ->
             await interaction.followup.send(text[:2000], ephemeral=True, **kwargs)
         else:
             await interaction.response.send_message(text[:2000], ephemeral=True, **kwargs)
+        extras = getattr(interaction, "extras", None)
+        if isinstance(extras, dict):
+            extras[ANSWERED] = True
 
 
 def display_name(user: discord.abc.User) -> str:

@@ -182,7 +182,8 @@ class TurnMessage:
     version: int
     """The table version it shows."""
     pinged: tuple[int, ...]
-    """The users it mentions."""
+    """The people asked to act who have not answered since: the turn message (or an
+    earlier one) mentioned them, so a new turn message does not ping them again."""
     lines: tuple[str, ...]
     has_buttons: bool
     board_key: str | None

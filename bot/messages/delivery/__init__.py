@@ -2,7 +2,7 @@
 messages and DMs of each seat, the lobby message (:class:`Delivery` ties them together;
 one part per module)."""
 
-from bot.messages.delivery.channel import CANNOT_POST
+from bot.messages.delivery.courier import CANNOT_POST
 from bot.messages.delivery.deliver import Delivery, Finished
 from bot.messages.delivery.dms import CANNOT_DM
 from bot.messages.delivery.pictures import Renderer

@@ -26,7 +26,7 @@ import discord
 from bot.core.loop_turns import LoopTurns
 from bot.core.store import Store
 from bot.core.tables import Outbox, PublicUpdate, TableStatus
-from bot.messages.delivery.channel import Channel, nonce_for
+from bot.messages.delivery.courier import Budget, Courier, Tokens, nonce_for
 from bot.messages.delivery.dms import DirectMessages
 from bot.messages.delivery.hands import HandMessages
 from bot.messages.delivery.lobby_message import LobbyMessages
@@ -43,6 +43,10 @@ log = logging.getLogger(__name__)
 
 Finished = Callable[[Outbox], Awaitable[None]]
 
+DEFAULT_REQUESTS_PER_SECOND = 40.0
+"""Bot-token requests a second this process may make (Discord allows an application 50,
+whatever the number of processes; the rest is headroom for discord.py's own requests)."""
+
 
 class Delivery:
     """Sends outboxes to Discord. One per bot process."""
@@ -55,6 +59,7 @@ class Delivery:
         renderer: Renderer | None = None,
         pool: RenderPool | None = None,
         turns: LoopTurns | None = None,
+        requests_per_second: float = DEFAULT_REQUESTS_PER_SECOND,
     ) -> None:
         self.client = client
         self.store = store
@@ -62,11 +67,12 @@ class Delivery:
         """Shared with the table service: a delivery's work (messages built, buttons,
         hands) takes its turn on the event loop like a move's (bot/core/loop_turns.py)."""
         self.pictures = Pictures(renderer, pool, self.turns)
-        self.channel = Channel(client)
-        self.dms = DirectMessages(client, store, self.channel, self.pictures)
-        self.turn_messages = TurnMessages(store, self.channel, self.pictures)
-        self.hands = HandMessages(client, store, self.pictures, self.dms)
-        self.lobbies = LobbyMessages(self.channel)
+        self.tokens = Tokens()
+        self.courier = Courier(client, Budget(requests_per_second), self.tokens)
+        self.dms = DirectMessages(client, store, self.courier, self.pictures)
+        self.turn_messages = TurnMessages(store, self.courier, self.pictures)
+        self.hands = HandMessages(client, store, self.pictures, self.dms, self.courier)
+        self.lobbies = LobbyMessages(self.courier)
         self._order: dict[str, TableOrder] = {}
         self.finished: list[Finished] = []
         """Called with the outbox that ends a game, once it is delivered (a game's cog
@@ -130,7 +136,7 @@ class Delivery:
             if info.status is not TableStatus.LOBBY:
                 await self.lobbies.close(info.id)
             posted, turn = await self.turn_messages.post(outbox, prev=shown,
-                                                         overtaken=overtaken)
+                                                         overtaken=overtaken, via=interaction)
         if overtaken.is_set():  # while its board was being drawn
             outbox = without_choices(outbox)
         hands = []
@@ -191,7 +197,7 @@ class Delivery:
             await order.done(info.version)
         if turn is not None:
             await self.store.save_turn_message(turn)
-            return self.channel.message(turn.channel_id, turn.message_id)  # type: ignore[return-value]
+            return self.courier.message(turn.channel_id, turn.message_id)  # type: ignore[return-value]
         return None
 
     async def resync(self, outbox: Outbox) -> None:
@@ -230,6 +236,6 @@ class Delivery:
     async def refresh_hands(self, snapshot: Outbox) -> None:
         """Bring every hand message of a table up to date from a snapshot outbox (no
         news), and store them."""
-        hands = await self.hands.refresh(snapshot, None)
+        hands = await self.hands.refresh(snapshot, None, every=True)
         if hands:
             await self.store.save_hand_messages(hands)

@@ -17,7 +17,7 @@ import discord
 
 from bot.core.store import Store
 from bot.core.tables import PrivateUpdate, TableInfo
-from bot.messages.delivery.channel import Channel, mentions_allowed
+from bot.messages.delivery.courier import ASK, Courier
 from bot.messages.delivery.pictures import Pictures
 from bot.messages.ui.texts import clip, literal
 
@@ -32,11 +32,11 @@ CANNOT_DM = 50007
 class DirectMessages:
     """DMs and nudges. One per bot process, owned by the delivery."""
 
-    def __init__(self, client: discord.Client, store: Store, channel: Channel,
+    def __init__(self, client: discord.Client, store: Store, courier: Courier,
                  pictures: Pictures) -> None:
         self.client = client
         self.store = store
-        self.channel = channel
+        self.courier = courier
         self.pictures = pictures
 
     # -- closed DMs ----------------------------------------------------------------
@@ -54,12 +54,24 @@ class DirectMessages:
 
     # -- sending -------------------------------------------------------------------
 
+    def _dm_channel(self, user_id: int) -> discord.DMChannel | None:
+        """The DM channel discord.py already knows for ``user_id`` (``create_dm`` then
+        costs no request)."""
+        state = getattr(self.client, "_connection", None)
+        lookup = getattr(state, "_get_private_channel_by_user", None)
+        return lookup(user_id) if lookup is not None else None
+
     async def send(self, user_id: int, channel_id: int, payload: dict[str, Any], *,
-                   nonce: str | None = None) -> discord.Message | None:
-        """A new DM; on Discord's "closed DMs" refusal the user is remembered and told
-        once in the table's channel. ``None`` if it could not be sent."""
+                   nonce: str | None = None, priority: int = ASK) -> discord.Message | None:
+        """A new DM (on the bot token: a DM has no interaction to ride on); on
+        Discord's "closed DMs" refusal the user is remembered and told once in the
+        table's channel. ``None`` if it could not be sent."""
         try:
+            if self._dm_channel(user_id) is None:
+                await self.courier.budget.take(priority)  # discord.py asks Discord once
             dm = await self.client.create_dm(discord.Object(user_id))
+            await self.courier.budget.take(priority)
+            self.courier.sent["bot dm"] += 1
             # A DM pings nobody: whatever it quotes, it is the reader's own news.
             payload = {"allowed_mentions": discord.AllowedMentions.none(), **payload}
             if nonce is not None:
@@ -85,11 +97,9 @@ class DirectMessages:
             )
         else:
             text = f"<@{user_id}>, you have private news at this table: use **/hand**."
-        channel = self.client.get_partial_messageable(channel_id)
-        try:
-            await channel.send(text, allowed_mentions=mentions_allowed([user_id]))
-        except discord.HTTPException:
-            log.exception("could not nudge user %s in channel %s", user_id, channel_id)
+        sent = await self.courier.send(channel_id, content=text, pings=(user_id,))
+        if sent is None:
+            log.warning("could not nudge user %s in channel %s", user_id, channel_id)
 
     # -- private updates (games without a hand message) ------------------------------
 

@@ -10,7 +10,7 @@ from typing import Any
 import discord
 
 from bot.core.tables import TableInfo
-from bot.messages.delivery.channel import Channel
+from bot.messages.delivery.courier import Courier
 from bot.messages.ui.texts import clip
 
 __all__ = ["LobbyMessages"]
@@ -21,8 +21,8 @@ log = logging.getLogger(__name__)
 class LobbyMessages:
     """Which message carries each table's lobby buttons, and keeping it current."""
 
-    def __init__(self, channel: Channel) -> None:
-        self.channel = channel
+    def __init__(self, courier: Courier) -> None:
+        self.courier = courier
         self.known: dict[str, tuple[int, int]] = {}
         """table id -> (channel id, message id) of the message carrying its lobby
         buttons (posted by ``/table new``, or learnt from a click on it)."""
@@ -30,7 +30,7 @@ class LobbyMessages:
     async def post(self, info: TableInfo, content: str,
                    view: discord.ui.View | None) -> discord.Message | None:
         """Post a table's lobby message in its channel. ``None`` if it could not post."""
-        sent = await self.channel.send(info.channel_id, content=content, view=view)
+        sent = await self.courier.send(info.channel_id, content=content, view=view)
         if sent is not None:
             self.known[info.id] = (info.channel_id, sent.id)
         return sent
@@ -50,7 +50,7 @@ class LobbyMessages:
         known = self.known.get(info.id)
         if known is not None:
             try:
-                await self.channel.message(*known).edit(
+                await self.courier.message(*known).edit(
                     content=clip(content), view=view,
                     allowed_mentions=discord.AllowedMentions.none())
                 return True
@@ -69,6 +69,6 @@ class LobbyMessages:
         if content is not None:
             kwargs.update(content=clip(content), allowed_mentions=discord.AllowedMentions.none())
         try:
-            await self.channel.message(*known).edit(**kwargs)
+            await self.courier.message(*known).edit(**kwargs)
         except discord.HTTPException:
             log.debug("could not take the buttons off the lobby of table %s", table_id)

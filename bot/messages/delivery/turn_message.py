@@ -31,7 +31,7 @@ from bot.core.choices import get_ui
 from bot.core.choices.adapter import GameUI
 from bot.core.store import Store, TurnMessage
 from bot.core.tables import Outbox, TableStatus
-from bot.messages.delivery.channel import Channel, digest, nonce_for
+from bot.messages.delivery.courier import ASK, TIDY, Courier, digest, nonce_for
 from bot.messages.delivery.overtake import unless
 from bot.messages.delivery.pictures import Pictures
 from bot.messages.ui.items import build_view
@@ -59,9 +59,9 @@ def board_key(game_id: str, view: Any) -> str:
 class TurnMessages:
     """The turn message of every table (one per process, owned by the delivery)."""
 
-    def __init__(self, store: Store, channel: Channel, pictures: Pictures) -> None:
+    def __init__(self, store: Store, courier: Courier, pictures: Pictures) -> None:
         self.store = store
-        self.channel = channel
+        self.courier = courier
         self.pictures = pictures
         self._turns: dict[str, TurnMessage] = {}
         """table id -> its current turn message (read from the store after a restart)."""
@@ -113,9 +113,33 @@ class TurnMessages:
             menu = GameUI.turn_button_menu(ui)
         return build_view(menu, info.id, info.version)
 
+    def carrier(self, outbox: Outbox, via: discord.Interaction | None
+                ) -> discord.Interaction | None:
+        """The click whose token may post this update's new turn message, or ``None``
+        (the bot token). A follow-up shows whose click it follows, so only the mover's
+        own click tells a person's move, anyone's click at the table an AI's move, the
+        click on Start the start; news without an actor (a ruling, the anonymous X-card,
+        a reminder) never rides a token."""
+        update = outbox.public
+        assert update is not None
+        tokens = self.courier.tokens
+        if via is not None:
+            tokens.note(via)
+        channel = update.channel_id
+        if update.kind == "start":
+            if via is not None and via.channel_id == channel:
+                return tokens.for_channel(channel, via.user.id)
+            return None
+        if update.kind != "move" or update.actor is None:
+            return None
+        seat = next((s for s in outbox.table.seats if s.index == update.actor), None)
+        if seat is None:
+            return None
+        return tokens.for_channel(channel, seat.user_id)  # an AI seat: anyone's click
+
     async def strip(self, prev: TurnMessage) -> TurnMessage:
         """Take the buttons off an older turn message; the record it leaves."""
-        await self.channel.strip_buttons(prev.channel_id, prev.message_id)
+        await self.courier.strip_buttons(prev.channel_id, prev.message_id)
         turn = replace(prev, has_buttons=False)
         self._turns[turn.table_id] = turn
         return turn
@@ -123,11 +147,13 @@ class TurnMessages:
     async def post(self, outbox: Outbox, *, head: tuple[str, ...] = (),
                    prev: TurnMessage | object | None = UNREAD,
                    overtaken: asyncio.Event | None = None,
+                   via: discord.Interaction | None = None,
                    ) -> tuple[bool, TurnMessage | None]:
         """Post (or edit into the turn message) one public update. Returns whether it
         could be posted and the turn message it leaves (``None``: unchanged). ``head``:
         lines of the bot's own, already Discord text, before the update's (plain) ones;
-        ``prev``: the table's turn message if the caller has just read it."""
+        ``prev``: the table's turn message if the caller has just read it; ``via``: the
+        interaction that made the move, whose token carries the messages when it can."""
         update = outbox.public
         assert update is not None
         info = outbox.table
@@ -148,7 +174,7 @@ class TurnMessages:
 
         if update.kind == "abort":
             # The end of the table: its last turn message loses its buttons.
-            sent = await self.channel.send(update.channel_id, content=_content(lines, (), None),
+            sent = await self.courier.send(update.channel_id, content=_content(lines, (), None),
                                            nonce=nonce_for(outbox, "p"))
             if prev is not None and prev.has_buttons:
                 return sent is not None, await self.strip(prev)
@@ -162,6 +188,13 @@ class TurnMessages:
             # A newer version began while this picture waited to be drawn (a backlog of
             # pictures): that one brings the board and the buttons, right after this.
             png, buttons = None, None
+        actor = _user_of(info, update.actor)
+        # Who is still waiting on an earlier ask: pinged before, not answered since. The
+        # mover answered theirs, even when they are to act again (a new draft round asks
+        # anew); whoever is no longer to act has nothing left to answer.
+        waiting = {u for u in (prev.pinged if prev is not None else ()) if u in humans}
+        if update.kind == "move" and actor is not None:
+            waiting.discard(actor)
         # The steps of one turn: the player to act moved and is still to act. Anything
         # else (a ruling, words added out of turn, a change of player) is news of its
         # own, in a new message at the bottom of the channel.
@@ -183,44 +216,54 @@ class TurnMessages:
         whose = [literal(update.turn_line)] if update.turn_line else []
         # A move with no public news and nobody new to ask (one AI handing the turn to
         # another) only changes whose turn it is: the turn message says so, in place.
-        nobody_new = not humans or (prev is not None and set(humans) <= set(prev.pinged))
+        nobody_new = set(humans) <= waiting
         quiet = (prev is not None and update.kind == "move" and not update.finished
                  and not lines and nobody_new and png is None)
+        continued = False
         if same_turn or quiet:
             assert prev is not None
-            merged = _merge(list(prev.lines), lines, MAX_CONTENT - 200)
-            # An edit pings nobody: the mention only says again whose turn it is, so it
-            # names whoever is to act now. (It named the people this message first asked:
-            # after a draft's last pick that was the other player, and the player to act,
-            # asked by the round before, was not named at all.)
-            still = tuple(humans)
-            content = _content(merged + whose, still, "it's your turn")
-            edited = await self.channel.edit(prev.channel_id, prev.message_id, content,
-                                             buttons, png)
-            if edited:
-                turn = replace(prev, version=update.version, lines=tuple(merged),
-                               has_buttons=buttons is not None,
-                               board_key=key if png is not None else prev.board_key)
-                self._turns[info.id] = turn
-                self._turn_seats[info.id] = tuple(info.to_act)
-                return True, turn
-        # A new turn message: ping whoever is to act and was not already asked (a
-        # reminder asks again; a board re-post asks nobody).
-        already = set(prev.pinged) if prev is not None else set()
+            limit = MAX_CONTENT - 200
+            merged = _merge(list(prev.lines), lines, limit)
+            if len(merged) < len(prev.lines) + len(lines):
+                # The turn's lines no longer fit: its first ones would be cut to "…". A
+                # new message goes on with the turn instead (a long solo game).
+                continued, lines = True, _merge([], lines, limit)
+            else:
+                # An edit pings nobody: the mention only says again whose turn it is.
+                content = _content(merged + whose, tuple(humans), "it's your turn")
+                edited = await self.courier.edit(prev.channel_id, prev.message_id,
+                                                 content=content, view=buttons, png=png,
+                                                 priority=TIDY)
+                if edited:
+                    turn = replace(prev, version=update.version, lines=tuple(merged),
+                                   pinged=tuple(u for u in prev.pinged if u in humans),
+                                   has_buttons=buttons is not None,
+                                   board_key=key if png is not None else prev.board_key)
+                    self._turns[info.id] = turn
+                    self._turn_seats[info.id] = tuple(info.to_act)
+                    return True, turn
+        # A new turn message asks, with a mention, everyone to act who is not still
+        # waiting on an earlier ask (a reminder asks again; a board re-post, and the
+        # message that goes on with a long turn, ask nobody new).
         if update.kind == "reminder":
             pings = tuple(update.mentions)
-        elif update.kind == "board":
+        elif update.kind == "board" or continued:
             pings = ()
         else:
-            pings = tuple(u for u in humans if u not in already)
+            pings = tuple(u for u in humans if u not in waiting)
         verb = "the table is waiting for you" if update.kind == "reminder" else "it's your turn"
         content = _content(lines + whose, pings, verb)
-        sent = await self.channel.send(update.channel_id, content=content, pings=pings,
-                                       png=png, view=buttons, nonce=nonce_for(outbox, "p"))
+        if (continued and png is None and key is not None and outbox.public_view is not None
+                and not (overtaken is not None and overtaken.is_set())):
+            # A message of its own shows the board it is about.
+            png = await self.pictures.render_png(info.game_id, outbox.public_view, info)
+        sent = await self.courier.send(update.channel_id, content=content, pings=pings,
+                                       png=png, view=buttons, nonce=nonce_for(outbox, "p"),
+                                       carrier=self.carrier(outbox, via), priority=ASK)
         if sent is None:
             return False, None
         if prev is not None and prev.has_buttons and prev.message_id != sent.id:
-            await self.channel.strip_buttons(prev.channel_id, prev.message_id)
+            await self.courier.strip_buttons(prev.channel_id, prev.message_id)
         # A repeat of a post that a process killed after sending it had made comes back
         # as that message (its nonce), buttons and all, even when this delivery sends
         # none (overtaken by a click answered meanwhile): what it carries is recorded,
@@ -234,6 +277,16 @@ class TurnMessages:
         self._turns[info.id] = turn
         self._turn_seats[info.id] = tuple(info.to_act)
         return True, turn
+
+
+def _user_of(info: Any, seat: int | None) -> int | None:
+    """The person holding ``seat`` (``None`` for an AI seat or no seat)."""
+    if seat is None:
+        return None
+    for s in info.seats:
+        if s.index == seat:
+            return s.user_id
+    return None
 
 
 def _collapse(lines: list[str]) -> list[str]:
