@@ -28,6 +28,7 @@ from tests.discord_fakes import (
     BOB,
     CAROL,
     CHANNEL_ID,
+    EDITS,
     GUILD_ID,
     Harness,
     Sent,
@@ -133,9 +134,18 @@ def hand_message_of(h: Harness, user: int) -> tuple[int, dict[str, Any]]:
                  if s.kind == "dm" and s.channel_id == user and "hand**" in s.content)
     latest = dict(first.payload)
     for s in h.fake.sent:
-        if s.kind == "edit_message" and s.message_id == first.message_id:
+        if s.kind in EDITS and s.message_id == first.message_id:
             latest.update(s.payload)
     return first.message_id or 0, latest
+
+
+async def refreshed_hand(h: Harness, user: int) -> tuple[int, dict[str, Any]]:
+    """The user's DM hand message after its Refresh button: it shows their choices."""
+    mid, payload = hand_message_of(h, user)
+    refresh = next(c["custom_id"] for c in flat(payload["components"])
+                   if c.get("custom_id", "").endswith(":refresh"))
+    await h.fake.dispatch(h.bot, dm_click(h, user, refresh, payload["components"], mid))
+    return hand_message_of(h, user)
 
 
 def flat(components: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -222,7 +232,7 @@ async def test_an_ephemeral_hand_shown_in_another_channel_still_plays(h: Harness
 async def test_a_hand_button_in_a_dm_still_works(h: Harness) -> None:
     info = await winter_started(h)
     user = seat_user(info, info.to_act[0])
-    mid, payload = hand_message_of(h, user)
+    mid, payload = await refreshed_hand(h, user)
     select = next(c for c in flat(payload["components"]) if c["type"] == 3)
     option = select["options"][0]["value"]
     sent = await h.fake.dispatch(h.bot, dm_click(
@@ -241,7 +251,7 @@ async def test_a_hand_button_in_a_dm_still_works(h: Harness) -> None:
 async def test_someone_elses_hand_button_in_a_dm_names_nobody(h: Harness) -> None:
     info = await winter_started(h)
     user = seat_user(info, info.to_act[0])
-    _mid, payload = hand_message_of(h, user)
+    _mid, payload = await refreshed_hand(h, user)
     select = next(c for c in flat(payload["components"]) if c["type"] == 3)
     # The stranger puts the hand's custom_id on a message in their own DM.
     sent = await h.fake.dispatch(h.bot, dm_click(

@@ -24,6 +24,7 @@ from tests.discord_fakes import (
     BOB,
     CAROL,
     CHANNEL_ID,
+    EDITS,
     Harness,
     Sent,
     answer,
@@ -120,7 +121,7 @@ def hand_message_of(h: Harness, user: int) -> tuple[int, dict[str, Any]]:
     first = next(s for s in dm_messages(h, user) if "hand**" in s.content)
     latest = first.payload
     for s in h.fake.sent:
-        if s.kind == "edit_message" and s.message_id == first.message_id:
+        if s.kind in EDITS and s.message_id == first.message_id:
             latest = {**latest, **s.payload}
     return first.message_id or 0, latest
 
@@ -140,6 +141,16 @@ def dm_click_payload(h: Harness, user: int, custom_id: str, message_id: int,
     payload["message"] = h.fake.message_payload(dm, {"components": components},
                                                  message_id=message_id)
     return payload
+
+
+async def refreshed_hand(h: Harness, user: int) -> tuple[int, dict[str, Any]]:
+    """The user's DM hand message after its Refresh button: it shows their choices."""
+    mid, payload = hand_message_of(h, user)
+    refresh = next(c["custom_id"] for c in components_of(payload)
+                   if c["custom_id"].endswith(":refresh"))
+    await h.fake.dispatch(h.bot, dm_click_payload(h, user, refresh, mid,
+                                                  payload["components"]))
+    return hand_message_of(h, user)
 
 
 def components_of(payload: dict[str, Any]) -> list[dict[str, Any]]:
@@ -238,7 +249,7 @@ async def test_dm_click_finds_its_table_and_the_hand_message_is_edited(h: Harnes
     await open_table(h)
     i = await info(h)
     user = seat_user(i, i.to_act[0])
-    mid, payload = hand_message_of(h, user)
+    mid, payload = await refreshed_hand(h, user)
     comps = components_of(payload)
     select = next(c for c in comps if c["type"] == 3)
     option = select["options"][0]["value"]
@@ -252,9 +263,9 @@ async def test_dm_click_finds_its_table_and_the_hand_message_is_edited(h: Harnes
         h, user, cid, mid, menu.components, values=values))
     after = await info(h)
     assert after.version == before + 1
-    # the hand message was edited in place, never sent again
-    edits = [s for s in sent if s.kind == "edit_message" and s.message_id == mid]
-    assert edits, sent
+    # the hand message was edited in place (on the click's own token), never sent again
+    edits = [s for s in sent if s.kind in EDITS and s.message_id == mid]
+    assert edits and all(s.token for s in edits), sent
     assert len([s for s in dm_messages(h, user) if "hand**" in s.content]) == 1
     # a stale click (older version) in the DM changes nothing
     stale = await h.fake.dispatch(h.bot, dm_click_payload(
@@ -798,8 +809,8 @@ async def test_after_a_restart_a_hand_message_showing_choices_loses_them_after_t
     await open_table(h)
     i = await info(h)
     actor = seat_user(i, i.to_act[0])
-    mid, payload = hand_message_of(h, actor)
-    assert components_of(payload), "the actor's hand message shows their choices"
+    mid, payload = await refreshed_hand(h, actor)
+    assert len(components_of(payload)) > 1, "the actor's refreshed hand shows their choices"
     # a fresh cog, as in a new bot process: only the SQLite file is left
     await h.bot.remove_cog("winter")
     await h.bot.add_cog(Winter(h.bot))
@@ -810,5 +821,6 @@ async def test_after_a_restart_a_hand_message_showing_choices_loses_them_after_t
     _mid, payload = hand_message_of(h, actor)
     assert _mid == mid
     assert actor not in outbox.table.to_act_users  # the draft passes to the next seat
-    ids = [c["custom_id"] for c in components_of(payload) if not c["custom_id"].endswith(":tell")]
+    ids = [c["custom_id"] for c in components_of(payload)
+           if not c["custom_id"].endswith((":tell", ":refresh"))]
     assert ids == [], ids  # no buttons of a moment that has passed

@@ -77,6 +77,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import discord
@@ -89,6 +90,7 @@ import bot.messages.client as client_module
 import bot.messages.delivery.order as delivery_order
 import bot.messages.lobby_clicks as lobby_module
 from bot.core.choices import get_ui
+from bot.core.tables import TableStatus
 from bot.messages.replies import INTERNAL_ERROR
 from bot.messages.ui.forms import FORM_TEMPLATE
 from bot.messages.ui.ids import BUTTON_TEMPLATE, SELECT_TEMPLATE
@@ -475,6 +477,7 @@ def record(h: Harness, rec: Recorder) -> WorldData:
         elif s.kind == "followup":
             viewer, channel = rec.who.get(s.interaction_id or 0, (0, 0))
             flags = EPHEMERAL
+
         else:
             channel = s.channel_id or 0
         components = json.dumps(now.components)
@@ -1609,20 +1612,39 @@ def test_the_world_has_every_game_and_every_kind_of_input(world: World) -> None:
     assert {"table new", "hand", "rules", "winter tell", "crossroads inn"} <= names
 
 
+def _hand_now(row: Row, seat: int) -> str:
+    """The words of a seat's hand with its choices as the stored state has them now
+    (what its panel, or its DM after Refresh, shows)."""
+    game = get_game(row.game_id)
+    assert row.state is not None
+    state = game.load_state(row.state)
+    legal = game.legal_actions(state, seat) if seat in game.to_act(state) else []
+    seats = tuple(SimpleNamespace(index=s["index"], name=s["name"])
+                  for s in json.loads(row.seats))
+    info = SimpleNamespace(game_name=game.name, seats=seats, channel_id=row.channel_id,
+                           status=TableStatus(row.status), version=row.version,
+                           outcome_text=None)
+    return get_ui(row.game_id).hand_text(info, game.view(state, seat), legal, [])
+
+
 def test_the_leak_check_tells_a_seat_s_own_secrets_from_another_s(world: World) -> None:
-    """The oracle itself: each seat's DM hand message (as it reads now) holds secrets
-    its reader may see and another seat may not (Crossroads Inn Recipes and draft
-    tiles, Winter Tales cards)."""
+    """The oracle itself: each seat's hand (its DM hand message as it reads now, and its
+    hand with choices as the state has it now) holds no secret of the others' (Crossroads
+    Inn Recipes and draft tiles, Winter Tales cards), and the hand with choices holds
+    secrets its reader may see and another seat may not."""
     stored = rows(world.template)
     for game in ("crossroads-inn", "winter-tales"):
         row = next(r for r in stored.values() if r.channel_id == PLAY[game])
         for user in SEATED[PLAY[game]]:
             mine = row.seat_of(user)
-            text = "\n".join(t for t in world.data.hand_texts.get((row.channel_id, user), []))
-            assert text, (game, user)
-            assert not [p.pattern for p in world.secrets.of(row, mine) if p.search(text)]
+            assert mine is not None
+            record = "\n".join(t for t in world.data.hand_texts.get((row.channel_id, user), []))
+            assert record, (game, user)
+            now = _hand_now(row, mine)
+            for text in (record, now):
+                assert not [p.pattern for p in world.secrets.of(row, mine) if p.search(text)]
             others = [row.seat_of(u) for u in SEATED[PLAY[game]] if u != user]
-            assert any(p.search(text) for seat in others for p in world.secrets.of(row, seat)), (
+            assert any(p.search(now) for seat in others for p in world.secrets.of(row, seat)), (
                 f"{game}: nothing of {NAMES[user]}'s hand counts as secret to the others")
 
 

@@ -24,9 +24,12 @@ from tests.discord_fakes import (
     BOB,
     CAROL,
     CHANNEL_ID,
+    EDITS,
     Harness,
     Sent,
+    answer,
     close_harness,
+    edits_of,
     make_harness,
     only,
     reply_text,
@@ -68,7 +71,7 @@ def hand_messages(h: Harness, user: int) -> list[Sent]:
 def current_dm(h: Harness, first: Sent) -> dict[str, Any]:
     payload = dict(first.payload)
     for s in h.fake.sent:
-        if s.kind == "edit_message" and s.message_id == first.message_id:
+        if s.kind in EDITS and s.message_id == first.message_id:
             payload.update(s.payload)
     return payload
 
@@ -98,31 +101,47 @@ async def test_lobby_turn_button_and_a_dm_hand_that_plays(h: Harness) -> None:
     # The public turn message: the generic "Take your turn" button.
     prompt = h.fake.last_prompt()
     assert prompt.custom_ids == [f"ft:{info.id}:0:turn"]
-    # Every seat has ONE hand message by DM, with its private picture; the seat to act
-    # has its choices on it.
+    # Every seat has ONE hand message by DM, with its private picture: the record of its
+    # hand, with a Refresh button (the turn is asked in the channel, not in DMs).
     for user in (ANN, BOB):
         (hand,) = hand_messages(h, user)
         assert hand.files and hand.files[0][0] == "hand.png"
+        assert hand.custom_ids == [f"ft:{info.id}:0:refresh"]
     mover = info.to_act_users[0]
     waiting = BOB if mover == ANN else ANN
-    (hand,) = hand_messages(h, mover)
-    ids = hand.custom_ids
-    assert ids and all(c.startswith(f"ft:{info.id}:0:a") for c in ids)
-    assert not hand_messages(h, waiting)[0].custom_ids  # not their move: no buttons
 
-    # A click on the DM hand message plays the move; the hand is edited, not re-sent.
-    sent = await h.fake.dispatch(h.bot, dm_click(h, mover, ids[-1], hand))
-    after = await h.service.status(info.id)
-    assert after.version == 1
-    edits = [s for s in sent if s.kind == "edit_message" and s.message_id == hand.message_id]
-    assert edits and "found stones worth" in current_dm(h, hand)["content"]
-    assert len(hand_messages(h, mover)) == 1
-    # The mover's hand lost its buttons (no longer their move); the other seat's has them.
-    assert current_dm(h, hand).get("components") in ([], None)
+    # Take your turn: the panel, only for the mover, with their choices.
+    panel = answer(await h.click(prompt.custom_ids[0], mover, prompt))
+    assert panel.ephemeral and panel.files and "'s hand**" in panel.content
+    ids = [c for c in panel.custom_ids if f":{info.id}:0:a" in c]
+    assert ids
+    # A choice on the panel plays the move and brings the same panel up to date, in
+    # place, on the click's own token; no DM is touched for the mover's own move.
+    sent = await h.click(ids[-1], mover, panel)
+    assert (await h.service.status(info.id)).version == 1
+    (updated,) = edits_of(sent, panel.message_id)
+    assert updated.token and "found stones worth" in updated.content
+    assert not [s for s in sent if s.kind == "dm" or (s.kind in EDITS and not s.token)]
+    # Refresh on the DM: the hand as it is now, on that click's token.
+    (hand,) = hand_messages(h, mover)
+    sent = await h.fake.dispatch(h.bot, dm_click(h, mover, f"ft:{info.id}:0:refresh", hand))
+    (refreshed,) = edits_of(sent, hand.message_id)
+    values = next(x for x in updated.content.splitlines() if x.startswith("my values"))
+    assert refreshed.token and values in current_dm(h, hand)["content"]
+    # The other seat, asked in the channel: its choices come on its panel, and its DM
+    # played after a Refresh keeps itself current on each click's token.
     other = hand_messages(h, waiting)[0]
-    assert any(f":{info.id}:1:" in json.dumps(row) for row in
-               current_dm(h, other).get("components") or [])
-    # Nothing of the mover's stones in the channel.
+    # (its Refresh button is the one it was sent with: any version shows the hand now)
+    sent = await h.fake.dispatch(h.bot, dm_click(h, waiting, f"ft:{info.id}:0:refresh", other))
+    choices = [c for c in json.dumps(current_dm(h, other).get("components") or [])
+               .split('"') if c.startswith(f"ft:{info.id}:1:a")]
+    assert choices
+    sent = await h.fake.dispatch(h.bot, dm_click(h, waiting, choices[0], other))
+    assert (await h.service.status(info.id)).version == 2
+    played = edits_of(sent, other.message_id)
+    assert played and all(s.token for s in played)
+    assert len(hand_messages(h, mover)) == 1 and len(hand_messages(h, waiting)) == 1
+    # Nothing of anyone's stones in the channel.
     for s in h.fake.channel_messages():
         assert "found stones worth" not in h.fake.current(s).content
 

@@ -38,6 +38,7 @@ from bot.core.tables import (
     UserError,
 )
 from bot.messages.delivery import CANNOT_POST
+from bot.messages.delivery.hands import REFRESH
 from bot.messages.lobby_clicks import LOBBY_PREFIX, LobbyClicks
 from bot.messages.replies import apology, expired, log_fault, private
 from bot.messages.ui.forms import TextForm
@@ -120,6 +121,13 @@ class TurnController:
                                                 private_ok=True):
             await private(interaction, OTHER_CHANNEL)
             return
+        if code == REFRESH:
+            # The hand as it is now, in the clicked message, whatever the version the
+            # button was made at (a hand message is a record between its player's looks).
+            await interaction.response.defer()
+            snapshot = await self.service.seat_snapshot(table_id, interaction.user.id)
+            await self.delivery.hands.show_in_place(interaction, snapshot)
+            return
         title = get_ui(place.game_id).form_title(code) if place is not None else None
         if title is not None:
             await interaction.response.send_modal(TextForm(table_id, version, code, title))
@@ -174,7 +182,7 @@ class TurnController:
         self.delivery.expect(outbox)
         problem = None
         try:
-            await self._settle_clicked_message(interaction, done_text)
+            await self._settle_clicked_message(interaction, outbox, done_text)
             posted = await self.delivery.deliver(outbox, interaction=interaction)
             problem = None if posted else CANNOT_POST
         except Exception as exc:
@@ -184,18 +192,21 @@ class TurnController:
             await private(interaction, f"{done_text or 'Your move was played.'} {problem}")
 
     async def _settle_clicked_message(
-        self, interaction: discord.Interaction, done_text: str | None
+        self, interaction: discord.Interaction, outbox: Outbox, done_text: str | None
     ) -> None:
-        """The clicked message has served: an ephemeral menu becomes a confirmation; a
-        public turn message loses its buttons (delivery posts or edits the next one); a
-        DM hand message is edited by the delivery that follows."""
+        """The clicked message has served: a panel shows the hand and choices at the new
+        version, in place; another ephemeral menu becomes a confirmation; a public turn
+        message or a DM hand message is edited by the delivery that follows (on this
+        click's token)."""
         message = interaction.message
-        if message is None or (interaction.guild_id is None and not message.flags.ephemeral):
+        if message is None or not message.flags.ephemeral:
+            return
+        hands = self.delivery.hands
+        if hands.is_panel(message.id) and await hands.update_panel(interaction, outbox):
             return
         try:
-            if message.flags.ephemeral:
-                await interaction.edit_original_response(content=done_text or "Done.",
-                                                         view=None, attachments=[])
+            await interaction.edit_original_response(content=done_text or "Done.",
+                                                     view=None, attachments=[])
         except discord.HTTPException:
             log.debug("could not tidy the clicked message")
 
@@ -207,7 +218,12 @@ class TurnController:
         memory). Accepted if still valid, else answered with why, and the words given
         back so nothing written is lost."""
         try:
-            await interaction.response.defer(ephemeral=True, thinking=True)
+            if interaction.message is not None:
+                # A form opened from a button: acknowledged without a placeholder, so
+                # the messages its move leads to can ride on its token.
+                await interaction.response.defer()
+            else:
+                await interaction.response.defer(ephemeral=True, thinking=True)
             text = text.strip()
             if not text:
                 raise UserError("Write the passage to tell: it is empty.")

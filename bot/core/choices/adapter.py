@@ -36,6 +36,7 @@ __all__ = [
     "Resolution",
     "UnknownChoice",
     "generic_label",
+    "waiting_line",
 ]
 
 Style = Literal["primary", "secondary", "success", "danger"]
@@ -174,9 +175,11 @@ class GameUI:
     # -- the private hand message (games whose seats see more than the public) --------
 
     def hand_text(self, info: Any, view: View, legal: Sequence[Action],
-                  news: Sequence[str]) -> str:
+                  news: Sequence[str], *, live: bool = True) -> str:
         """The words of a seat's hand message, from its OWN view only. ``info`` is the
-        table (:class:`bot.core.tables.TableInfo`); ``news`` the seat's latest private lines."""
+        table (:class:`bot.core.tables.TableInfo`); ``news`` the seat's latest private
+        lines; ``live``: the message shows the seat's choices of the moment (a panel the
+        player opened), else it is the hand's record, kept for when they look."""
         from renderers.text import generic_board
 
         seat = view.seat if view.seat is not None else -1
@@ -190,7 +193,7 @@ class GameUI:
         elif legal:
             lines.append("**Your move:** choose below.")
         else:
-            lines.append("Not your move right now: your choices appear here when it is.")
+            lines.append(waiting_line(live, getattr(info, "version", None)))
         return "\n".join(lines)
 
     def hand_menus(self, view: View, legal: Sequence[Action]) -> list[Menu]:
@@ -226,6 +229,23 @@ class GameUI:
 
 class GenericUI(GameUI):
     """The fallback adapter for games without their own."""
+
+
+def waiting_line(live: bool, version: int | None = None) -> str:
+    """The last line of a hand that shows no choices: where the seat's choices are. A
+    record (not ``live``) says which move it shows: it is not edited for its player's
+    own moves, which they made on their panel.
+
+    >>> waiting_line(True)
+    'Not your move right now: your choices appear here when it is.'
+    >>> waiting_line(False, 12)[:40]
+    'Your hand after move 12. Play on the tab'
+    """
+    if live:
+        return "Not your move right now: your choices appear here when it is."
+    after = f"Your hand after move {version}. " if version is not None else ""
+    return (f"{after}Play on the table's turn message (**Take your turn**), or tap "
+            "**Refresh** here to see your hand and choices now.")
 
 
 def _enumerated_menu(prompt: str, legal: Sequence[Action],

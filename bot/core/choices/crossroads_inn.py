@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, ClassVar
 
-from bot.core.choices.adapter import Choice, GameUI, Menu, Resolution, UnknownChoice
+from bot.core.choices.adapter import Choice, GameUI, Menu, Resolution, UnknownChoice, waiting_line
 from engines.core import Action, UserError, View
 
 __all__ = ["CrossroadsUI", "chart_text", "kingdom_line", "parse_table_options",
@@ -1072,8 +1072,8 @@ class CrossroadsUI(GameUI):
     # -- the hand message ------------------------------------------------------------------
 
     def hand_text(self, info: Any, view: View, legal: Sequence[Action],
-                  news: Sequence[str]) -> str:
-        return hand_text(info, view, legal, news, self.prompt(view, legal))
+                  news: Sequence[str], *, live: bool = True) -> str:
+        return hand_text(info, view, legal, news, self.prompt(view, legal), live=live)
 
     def hand_picture_key(self, view: View) -> Any:
         """What render_hand draws: the seat's own decision, the draft, the Recipes and
@@ -1100,7 +1100,7 @@ class CrossroadsUI(GameUI):
 
 
 def hand_text(info: Any, view: Any, legal: Sequence[Action], news: Sequence[str],
-              prompt: str) -> str:
+              prompt: str, *, live: bool = True) -> str:
     """The words of a seat's hand message, from its OWN view only."""
     seat = view.seat
     name = next((s.name for s in info.seats if s.index == seat), f"Seat {seat + 1}")
@@ -1117,9 +1117,13 @@ def hand_text(info: Any, view: Any, legal: Sequence[Action], news: Sequence[str]
         word = "keep" if pend.kind == "keep_recipe" else "discard"
         lines.append(f"**Choose the Recipe to {word}:**")
         lines += [f"• **{recipe_name(r)}** — {recipe_text(r, owned)}" for r in pend.options]
-    if view.my_pack:
+    if view.my_pack and live:
         lines.append("**Your pack (pick one to keep):** " + "; ".join(
             f"**{tile_name(t)}** — {basic_text(t)}" for t in view.my_pack))
+    elif view.my_pack:
+        # A pack is passed on once a tile is kept: a record would soon show another
+        # player's pack. It is on the panel, with the pick.
+        lines.append("**Your pack:** on your panel (**Take your turn**) or with **Refresh**.")
     if view.my_kept:
         lines.append("**Basic Inn Tiles you hold (face down until the draft ends):** "
                      if view.phase == "draft" else "**Basic Inn Tiles to place:** ")
@@ -1146,5 +1150,5 @@ def hand_text(info: Any, view: Any, legal: Sequence[Action], news: Sequence[str]
     elif legal:
         lines.append(f"**Your move:** {prompt}")
     else:
-        lines.append("Not your move right now: your choices appear here when it is.")
+        lines.append(waiting_line(live, info.version))
     return _clip("\n".join(lines), 2000)

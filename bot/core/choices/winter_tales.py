@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from bot.core.choices.adapter import Choice, GameUI, Menu, Resolution, UnknownChoice
+from bot.core.choices.adapter import Choice, GameUI, Menu, Resolution, UnknownChoice, waiting_line
 from engines.core import Action, View
 from engines.winter_tales.content import printed_name
 
@@ -213,7 +213,8 @@ def decision_prompt(view: View | None, legal: Sequence[Action]) -> str:
     return "Your choice:"
 
 
-def hand_text(info: Any, view: Any, legal: Sequence[Action], news: Sequence[str]) -> str:
+def hand_text(info: Any, view: Any, legal: Sequence[Action], news: Sequence[str], *,
+              live: bool = True) -> str:
     """The words of a seat's hand message (its own view only)."""
     seat = view.seat
     name = next((s.name for s in info.seats if s.index == seat), f"Seat {seat + 1}")
@@ -257,7 +258,7 @@ def hand_text(info: Any, view: Any, legal: Sequence[Action], news: Sequence[str]
     elif legal:
         lines.append(f"**Your move:** {decision_prompt(view, legal)}")
     else:
-        lines.append("Not your move right now: your choices appear here when it is.")
+        lines.append(waiting_line(live, info.version))
     text = "\n".join(lines)
     return _clip(text, 2000)
 
@@ -294,8 +295,8 @@ class WinterUI(GameUI):
     # -- the hand message ----------------------------------------------------------
 
     def hand_text(self, info: Any, view: View, legal: Sequence[Action],
-                  news: Sequence[str]) -> str:
-        return hand_text(info, view, legal, news)
+                  news: Sequence[str], *, live: bool = True) -> str:
+        return hand_text(info, view, legal, news, live=live)
 
     def hand_menus(self, view: View, legal: Sequence[Action]) -> list[Menu]:
         return self.panels(view, legal)

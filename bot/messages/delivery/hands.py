@@ -1,23 +1,30 @@
-"""Private hands: ONE direct message per player per table, kept current.
+"""Private hands: ONE direct message per player per table, and the panel of the moment.
 
 For every game whose seats see more than the public (its declaration names a private
-picture: Winter Tales' Story cards, a toy game's stones), each human seat has a hand
-message in their DMs: the private picture, the words of their hand and the choices that
-are theirs right now as buttons and selects. After a change it is EDITED, never sent
-again, and only when what it shows changed (its words and choices, or its picture):
-a seat whose view did not change is not touched. The message ids live in the store.
+picture: Winter Tales' Story cards, Crossroads Inn's Recipes, a toy game's stones), each
+human seat has a **hand message** in their DMs: the private picture and the words of
+their hand, the record of what only they may see. A DM can only be sent and edited on
+the bot's token, which the whole application shares (50 requests a second for every
+table), so the record is edited when the player could not have seen the change anywhere
+else, never to follow the player's own moves or the turn going round:
 
-The same hand is shown ephemerally by ``/hand`` (and by a game's own hand command and
-its "Take your turn" button), which is how a player with closed DMs plays: they are
-told once in the channel, and the player who just moved and still has a choice gets
-the hand back at once, privately. Lines that must be noticed (an X-card notice, a
-request to retell; the game's adapter says which) come as a new DM, or as a nudge in
-the channel for closed DMs.
+* when it is first sent (the start), when someone else's move or a timer changes what
+  only this seat sees, and at the end (the result, the hand as it ended);
+* never for the seat's own move made on its panel (the panel shows it), and never just
+  because the turn came to them: the turn message asks them in the channel.
 
-Everything here is built from the seat's own view and legal actions as the outbox
-carries them: nothing of one seat ever reaches another. Seat names and the news lines
-(the service's plain text) are made literal before a game's adapter puts its markup
-around them (:func:`shown`).
+The **panel** is where a player plays: the turn message's *Take your turn* (or ``/hand``)
+opens it, only for them; it shows their hand with their choices of the moment, and each
+choice made on it brings the same panel up to date in place, on that click's own token.
+The hand message's **Refresh** button does the same for the DM itself: the DM then shows
+the choices too and can be played from, each click keeping it current on its own token.
+
+Lines that must be noticed (an X-card notice, a request to retell; the game's adapter
+says which) come as a new DM, or as a nudge in the channel for closed DMs. Everything
+here is built from the seat's own view and legal actions as the outbox carries them:
+nothing of one seat ever reaches another. Seat names and the news lines (the service's
+plain text) are made literal before a game's adapter puts its markup around them
+(:func:`shown`).
 """
 
 from __future__ import annotations
@@ -26,26 +33,32 @@ import asyncio
 import contextlib
 import io
 import logging
+from collections import OrderedDict
 from dataclasses import replace
 from typing import Any
 
 import discord
 
 from bot.core.choices import get_ui
+from bot.core.choices.adapter import Choice, Menu
 from bot.core.store import HandMessage, Store
 from bot.core.tables import Outbox, SeatNews, TableInfo, TableStatus
-from bot.messages.delivery.channel import digest
+from bot.messages.delivery.courier import ASK, RECORD, TIDY, Courier, Edit, digest
 from bot.messages.delivery.dms import DirectMessages
 from bot.messages.delivery.overtake import unless
 from bot.messages.delivery.pictures import Pictures
 from bot.messages.ui.items import build_panel
 from bot.messages.ui.texts import clip, literal
 
-__all__ = ["HandMessages", "shown"]
+__all__ = ["REFRESH", "HandMessages", "shown"]
 
 log = logging.getLogger(__name__)
 
 SECRET_CHANGED = "Your secret information has changed"
+
+REFRESH = "refresh"
+"""The code of the hand message's Refresh button: the hand as it is now, whatever the
+version the button was made at."""
 
 
 def shown(info: TableInfo) -> TableInfo:
@@ -60,27 +73,37 @@ def shown(info: TableInfo) -> TableInfo:
 
 
 class HandMessages:
-    """The hand messages of every table (one per process, owned by the delivery)."""
+    """The hand messages and panels of every table (one per process, owned by the
+    delivery)."""
+
+    PANELS = 10_000
+    """Panels whose picture is remembered (to leave an unchanged picture as it is)."""
 
     def __init__(self, client: discord.Client, store: Store, pictures: Pictures,
-                 dms: DirectMessages) -> None:
+                 dms: DirectMessages, courier: Courier) -> None:
         self.client = client
         self.store = store
         self.pictures = pictures
         self.dms = dms
+        self.courier = courier
         self._locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self._panels: OrderedDict[int, str] = OrderedDict()
+        """panel message id -> the picture signature it shows."""
 
     # -- what a hand shows -------------------------------------------------------
 
-    def payload(self, info: TableInfo, news: SeatNews, lines: list[str]
-                ) -> tuple[str, list[Any], str, str]:
-        """(text, menus, signature, picture signature) of one seat's hand."""
+    def payload(self, info: TableInfo, news: SeatNews, lines: list[str], *,
+                live: bool = True) -> tuple[str, list[Menu], str, str]:
+        """(text, menus, signature, picture signature) of one seat's hand: ``live``
+        with its choices of the moment, else its record."""
         ui = get_ui(info.game_id)
         playing = info.status is TableStatus.PLAYING
-        legal = list(news.legal) if playing else []
+        legal = list(news.legal) if playing and live else []
         text = clip(ui.hand_text(shown(info), news.view, legal,
-                                 [literal(line) for line in lines]))
-        menus = ui.hand_menus(news.view, legal) if playing else []
+                                 [literal(line) for line in lines], live=live))
+        menus = ui.hand_menus(news.view, legal) if legal else []
+        if playing and not menus:
+            menus = [Menu(prompt="", choices=(Choice(REFRESH, "Refresh", emoji="🔄"),))]
         signature = digest([text, [repr(a) for a in legal],
                             info.version if legal else None, info.status.value])
         return text, menus, signature, digest(ui.hand_picture_key(news.view))
@@ -88,42 +111,117 @@ class HandMessages:
     async def _picture(self, info: TableInfo, view: Any) -> bytes | None:
         return await self.pictures.render_png(info.game_id, view, info, private=True)
 
-    async def _kwargs(self, info: TableInfo, news: SeatNews, text: str, menus: list[Any],
-                      png: bytes | None) -> dict[str, Any]:
+    @staticmethod
+    def _components(info: TableInfo, menus: list[Menu]) -> discord.ui.View | None:
+        return build_panel(menus, info.id, info.version) if menus else None
+
+    def _kwargs(self, info: TableInfo, text: str, menus: list[Menu],
+                png: bytes | None) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"content": text}
-        components = build_panel(menus, info.id, info.version) if menus else None
+        components = self._components(info, menus)
         if components is not None:
             kwargs["view"] = components
         if png is not None:
             kwargs["file"] = discord.File(io.BytesIO(png), filename="hand.png")
         return kwargs
 
-    # -- the ephemeral hand --------------------------------------------------------
+    def _remember_panel(self, message_id: int, image_sig: str) -> None:
+        self._panels[message_id] = image_sig
+        self._panels.move_to_end(message_id)
+        while len(self._panels) > self.PANELS:
+            self._panels.popitem(last=False)
+
+    # -- the panel: the hand with its choices, only for its player -------------------
 
     async def send_ephemeral(self, interaction: discord.Interaction, outbox: Outbox,
                              lines: list[str] | None = None) -> None:
-        """The caller's hand, only for them (``outbox``: a snapshot with their seat)."""
+        """The caller's panel, only for them (``outbox``: a snapshot with their seat)."""
         news = outbox.seat_news(interaction.user.id)
         if news is None or news.view is None:
             raise ValueError("the snapshot has no view of the caller's seat")
-        text, menus, _sig, _isig = self.payload(outbox.table, news, lines or [])
+        text, menus, _sig, image_sig = self.payload(outbox.table, news, lines or [])
         png = await self._picture(outbox.table, news.view)
-        kwargs = await self._kwargs(outbox.table, news, text, menus, png)
+        kwargs = self._kwargs(outbox.table, text, menus, png)
         with contextlib.suppress(discord.HTTPException):
             if interaction.response.is_done():
-                await interaction.followup.send(ephemeral=True, **kwargs)
+                sent = await interaction.followup.send(ephemeral=True, wait=True, **kwargs)
+                self._remember_panel(sent.id, image_sig)
             else:
                 await interaction.response.send_message(ephemeral=True, **kwargs)
+
+    def is_panel(self, message_id: int) -> bool:
+        """Whether this ephemeral message is a panel this process showed."""
+        return message_id in self._panels
+
+    async def update_panel(self, interaction: discord.Interaction, outbox: Outbox) -> bool:
+        """After a move chosen on a panel: the same panel shows the hand and choices at
+        the new version, in place, on the click's own token (its picture only when the
+        hand's picture changed). False if the panel could not be brought up to date."""
+        message = interaction.message
+        news = outbox.seat_news(interaction.user.id)
+        if message is None or news is None or news.view is None:
+            return False
+        mine = [x for p in outbox.private if p.user_id == interaction.user.id
+                for x in p.lines if not x.startswith(SECRET_CHANGED)]
+        text, menus, _sig, image_sig = self.payload(outbox.table, news, mine)
+        png = None
+        if self._panels.get(message.id) != image_sig:
+            png = await self._picture(outbox.table, news.view)
+        kwargs: dict[str, Any] = {"content": text,
+                                  "view": self._components(outbox.table, menus)}
+        if png is not None:
+            kwargs["attachments"] = [discord.File(io.BytesIO(png), filename="hand.png")]
+        try:
+            await interaction.edit_original_response(**kwargs)
+        except discord.HTTPException:
+            log.debug("could not bring the panel of %s up to date", interaction.user.id)
+            return False
+        self._remember_panel(message.id, image_sig)
+        return True
+
+    async def show_in_place(self, interaction: discord.Interaction, snapshot: Outbox) -> None:
+        """The Refresh button: the clicked message (the DM hand, a panel) shows the hand
+        and choices as they are now, on the click's own token. The DM's record is
+        stored: it is live from now on, and its player's clicks on it keep it so."""
+        info = snapshot.table
+        news = snapshot.seat_news(interaction.user.id)
+        message = interaction.message
+        if news is None or news.view is None or message is None:
+            return
+        # Choices now if there are any; if not, it says where they will be (it is not
+        # edited when the turn comes round).
+        text, menus, signature, image_sig = self.payload(info, news, [], live=bool(news.legal))
+        stored = next((h for h in await self.store.hand_messages(info.id)
+                       if h.user_id == interaction.user.id), None)
+        known = self._panels.get(message.id)
+        if stored is not None and stored.message_id == message.id:
+            known = stored.image_sig
+        png = await self._picture(info, news.view) if known != image_sig else None
+        kwargs: dict[str, Any] = {"content": text, "view": self._components(info, menus)}
+        if png is not None:
+            kwargs["attachments"] = [discord.File(io.BytesIO(png), filename="hand.png")]
+        await interaction.edit_original_response(**kwargs)
+        self.courier.forget(message.id)
+        if stored is not None and stored.message_id == message.id:
+            await self.store.save_hand_messages([replace(
+                stored, signature=signature, image_sig=image_sig,
+                shows_choices=_has_choices(menus))])
+        else:
+            self._remember_panel(message.id, image_sig)
 
     # -- the DM hand messages --------------------------------------------------------
 
     async def refresh(self, outbox: Outbox, interaction: discord.Interaction | None,
-                      *, only_stale: bool = False,
+                      *, only_stale: bool = False, every: bool = False,
                       overtaken: asyncio.Event | None = None) -> list[HandMessage]:
-        """Bring the hand messages of the outbox's seats up to date; returns the records
-        to store. ``only_stale``: only messages still showing choices (after a restart);
-        ``overtaken``: set when a newer version's delivery begins, which brings the
-        hands (a hand whose picture is still waiting to be drawn is then left alone)."""
+        """Bring the hand messages of the outbox's seats up to date where the module's
+        rules say so; returns the records to store. ``interaction``: the click that made
+        the move (a click on its player's own DM hand keeps that DM live, on its token);
+        ``only_stale``: only messages still showing choices (after a restart: they become
+        records); ``every``: every record brought up to date (a snapshot, on request);
+        ``overtaken``: set when a newer version's delivery begins, which brings
+        the hands (a hand whose picture is still waiting to be drawn is then left
+        alone)."""
         info = outbox.table
         if info.status is TableStatus.LOBBY or not outbox.seats:
             return []
@@ -132,35 +230,56 @@ class HandMessages:
         closed_dms = await store.dm_closed_among([n.user_id for n in outbox.seats])
         lines = {p.user_id: list(p.lines) for p in outbox.private}
         ui = get_ui(info.game_id)
+        ended = info.status is not TableStatus.PLAYING
+        clicker = interaction.user.id if interaction is not None else None
+        clicked = (interaction.message.id if interaction is not None
+                   and interaction.message is not None else None)
+        on_panel = (interaction is not None and interaction.message is not None
+                    and interaction.message.flags.ephemeral)
 
         async def one(news: SeatNews) -> HandMessage | None:
             mine = lines.get(news.user_id, [])
             alerts = [x for x in mine if ui.is_alert(x)]
             latest = [x for x in mine if x not in alerts and not x.startswith(SECRET_CHANGED)]
             rec = stored.get(news.user_id)
-            if only_stale and (rec is None or not rec.shows_choices):
-                return None
-            if (rec is not None and not news.changed and not news.legal and not mine
-                    and not rec.shows_choices and not only_stale):
-                return None  # nothing of this seat's own changed: its hand stays as it is
             closed = news.user_id in closed_dms
+            own = clicker == news.user_id
+            live_dm = own and rec is not None and clicked == rec.message_id
+            if only_stale:
+                show, live, priority = rec is not None and rec.shows_choices, False, TIDY
+            elif live_dm:
+                show, live, priority = True, True, TIDY  # on the click's own token
+            elif ended:
+                show, live, priority = rec is not None, False, TIDY  # the result
+            elif every:
+                show, live, priority = True, False, RECORD
+            elif rec is None:
+                show, live, priority = True, False, ASK  # the first hand
+            elif rec.shows_choices:
+                # A DM played from shows choices that are no longer these.
+                show, live, priority = True, bool(news.legal), TIDY
+            else:
+                # Someone else changed what only this seat sees (the seat's own move
+                # is on the panel it was made on).
+                show, live, priority = (news.changed or bool(latest)) and not own, False, RECORD
             result = None
             # A repeat delivery of the same outbox (after a crash) finds its messages by
             # their nonces instead of sending them twice.
             nonce = f"ft{outbox.id}h{news.seat}" if outbox.id is not None else None
             # Without a view (a newer outbox is already waiting, and it brings the hand)
             # the hand is left alone, but what must be noticed still goes out.
-            if not closed and news.view is not None:
-                result = await self._show(info, news, latest, rec, nonce, overtaken)
+            if show and not closed and news.view is not None:
+                result = await self._show(info, news, latest, rec, nonce, overtaken,
+                                          live=live, priority=priority)
             # With closed DMs only what must be noticed earns a nudge: the rest is in
             # /hand, and the player is pinged when it is their turn anyway.
             if alerts:
                 await self._alert(info, news.user_id, alerts, closed,
                                   f"ft{outbox.id}a{news.seat}" if outbox.id is not None else None)
-            if closed and interaction is not None and interaction.user.id == news.user_id \
-                    and news.legal and news.view is not None:
-                # The player who just moved and still has a choice gets the hand back
-                # at once, as the DM hand message would have shown it.
+            if closed and own and not on_panel and news.legal and news.view is not None:
+                # The player who just moved from a command and still has a choice gets
+                # their panel back at once (a move made on a panel updates that panel).
+                assert interaction is not None
                 await self.send_ephemeral(interaction, outbox, latest)
             return result
 
@@ -179,25 +298,24 @@ class HandMessages:
         for user_id, rec in stored.items():
             if user_id in seated or user_id in holders:
                 continue
-            try:
-                partial = self.client.get_partial_messageable(
-                    rec.channel_id, type=discord.ChannelType.private)
-                await partial.get_partial_message(rec.message_id).edit(
-                    content=f"**{info.game_name}** (table in <#{info.channel_id}>): your "
-                            "seat was handed to someone else, so this hand is closed.",
-                    view=None, attachments=[], allowed_mentions=discord.AllowedMentions.none())
-            except discord.HTTPException:
+            done = await self.courier.edit(
+                rec.channel_id, rec.message_id,
+                content=f"**{info.game_name}** (table in <#{info.channel_id}>): your "
+                        "seat was handed to someone else, so this hand is closed.",
+                view=None, no_picture=True, priority=TIDY, private=True)
+            if not done:
                 log.debug("could not close the hand message of %s", user_id)
             await self.store.delete_hand_message(info.id, user_id)
 
     async def _show(self, info: TableInfo, news: SeatNews, lines: list[str],
                     rec: HandMessage | None, nonce: str | None = None,
-                    overtaken: asyncio.Event | None = None) -> HandMessage | None:
+                    overtaken: asyncio.Event | None = None, *, live: bool = False,
+                    priority: int = RECORD) -> HandMessage | None:
         """Edit the seat's hand message (or send it the first time) if what it shows
         changed; the record to store, or ``None`` if nothing was sent."""
         lock = self._locks.setdefault((info.id, news.user_id), asyncio.Lock())
         async with lock:
-            text, menus, signature, image_sig = self.payload(info, news, lines)
+            text, menus, signature, image_sig = self.payload(info, news, lines, live=live)
             if rec is not None and rec.signature == signature:
                 return None
             png = None
@@ -205,30 +323,23 @@ class HandMessages:
                 png = await unless(overtaken, self._picture(info, news.view))
                 if overtaken is not None and overtaken.is_set():
                     return None  # the newer delivery, right behind, shows the hand
-            kwargs = await self._kwargs(info, news, text, menus, png)
-            shows = bool(menus) and info.status is TableStatus.PLAYING
+            shows = live and _has_choices(menus)
             if rec is not None:
-                edit = dict(kwargs)
-                edit.setdefault("view", None)
-                edit["allowed_mentions"] = discord.AllowedMentions.none()
-                file = edit.pop("file", None)
-                if file is not None:
-                    edit["attachments"] = [file]
-                try:
-                    partial = self.client.get_partial_messageable(
-                        rec.channel_id, type=discord.ChannelType.private)
-                    await partial.get_partial_message(rec.message_id).edit(**edit)
+                done = await self.courier.edit(
+                    rec.channel_id, rec.message_id, content=text,
+                    view=self._components(info, menus), png=png, filename="hand.png",
+                    priority=priority, private=True)
+                if done:
                     return HandMessage(info.id, news.user_id, rec.channel_id, rec.message_id,
                                        signature, image_sig, shows)
-                except discord.NotFound:
-                    # Deleted by the player: send a new one, picture included.
-                    png = png or await self._picture(info, news.view)
-                    kwargs = await self._kwargs(info, news, text, menus, png)
-                except discord.HTTPException:
-                    log.exception("editing the hand message of %s failed", news.user_id)
+                if done is not Edit.GONE:
+                    log.warning("editing the hand message of %s failed", news.user_id)
                     return None
-            sent = await self.dms.send(news.user_id, info.channel_id, kwargs,
-                                               nonce=nonce)
+                # Deleted by the player: send a new one, picture included.
+                png = png or await self._picture(info, news.view)
+            kwargs = self._kwargs(info, text, menus, png)
+            sent = await self.dms.send(news.user_id, info.channel_id, kwargs, nonce=nonce,
+                                       priority=priority)
             if sent is None:
                 return None
             return HandMessage(info.id, news.user_id, sent.channel.id, sent.id, signature,
@@ -243,4 +354,9 @@ class HandMessages:
         text = (f"**{info.game_name}** (table in <#{info.channel_id}>): "
                 + "\n".join(literal(line) for line in lines))
         await self.dms.send(user_id, info.channel_id, {"content": clip(text)},
-                                    nonce=nonce)
+                            nonce=nonce)
+
+
+def _has_choices(menus: list[Menu]) -> bool:
+    """Whether the menus hold a choice of the game (not only Refresh)."""
+    return any(c.code != REFRESH for m in menus for c in (*m.choices, *m.buttons))
