@@ -272,6 +272,12 @@ async def test_dm_click_finds_its_table_and_the_hand_message_is_edited(h: Harnes
         h, user, cid, mid, menu.components, values=values))
     assert "older moment" in reply_text(stale) or "older turn" in reply_text(stale)
     assert (await info(h)).version == after.version
+    # ... and brings the clicked DM hand to the moment of now, on the click's token
+    fresh = [s for s in stale if s.kind in EDITS and s.message_id == mid]
+    assert fresh and all(s.token for s in fresh), stale
+    _mid, now = hand_message_of(h, user)
+    assert all(c["custom_id"].split(":")[2] == str(after.version)
+               for c in components_of(now) if c["custom_id"].count(":") >= 3), now
 
 
 async def test_foreign_and_spectator_clicks_are_refused(h: Harness) -> None:
@@ -824,3 +830,33 @@ async def test_after_a_restart_a_hand_message_showing_choices_loses_them_after_t
     ids = [c["custom_id"] for c in components_of(payload)
            if not c["custom_id"].endswith((":tell", ":refresh"))]
     assert ids == [], ids  # no buttons of a moment that has passed
+
+
+async def test_a_move_finished_on_the_dm_s_own_menu_brings_the_dm_hand_along(
+        h: Harness) -> None:
+    """On Discord the second step of a choice is clicked on the private menu the first
+    step answered with (a message of its own, ephemeral): the DM hand it started from must
+    still be brought to the new moment, not left with buttons of the old one."""
+    from tests.discord_fakes import snowflake
+
+    await open_table(h)
+    i = await info(h)
+    user = seat_user(i, i.to_act[0])
+    mid, payload = await refreshed_hand(h, user)
+    select = next(c for c in components_of(payload) if c["type"] == 3)
+    sent = await h.fake.dispatch(h.bot, dm_click_payload(
+        h, user, select["custom_id"], mid, payload["components"],
+        values=[select["options"][0]["value"]]))
+    menu = answer(sent)
+    assert menu.ephemeral and menu.custom_ids
+    cid, values = first_choice(menu.components)
+    click = dm_click_payload(h, user, cid, snowflake(), menu.components, values=values)
+    click["message"]["flags"] = 64  # the menu is ephemeral, not the DM
+    await h.fake.dispatch(h.bot, click)
+    await h.fake.settle()
+    after = await info(h)
+    assert after.version == i.version + 1
+    _mid, now = hand_message_of(h, user)
+    marks = {c["custom_id"].split(":")[2] for c in components_of(now)
+             if not c["custom_id"].endswith((":tell", ":refresh"))}
+    assert marks <= {str(after.version)}, now

@@ -254,7 +254,7 @@ async def test_the_losing_half_of_a_double_click_in_a_dm_is_pointed_to_the_hand(
         h: Harness) -> None:
     """In a DM there is no channel message to go back to: the reply names the hand."""
     from bot.core.tables import StaleVersion
-    from bot.messages.clicks import STALE_DM
+    from bot.messages.clicks import STALE_PRIVATE
 
     said: list[str] = []
 
@@ -272,8 +272,8 @@ async def test_the_losing_half_of_a_double_click_in_a_dm_is_pointed_to_the_hand(
         response = Response()
 
     await h.bot.turns.fail(DmInteraction(), StaleVersion(), "test")  # type: ignore[union-attr,arg-type]
-    assert said == [STALE_DM]
-    assert "channel" not in STALE_DM
+    assert said == [STALE_PRIVATE]
+    assert "channel" not in STALE_PRIVATE and "hand" in STALE_PRIVATE
 
 
 # -- 12. the result stays readable after the end -----------------------------------------------
@@ -468,7 +468,7 @@ async def test_a_select_carrying_a_button_id_is_answered(h: Harness) -> None:
 
 async def test_a_stale_form_in_a_dm_points_to_the_hand_and_gives_the_words_back(
         h: Harness) -> None:
-    from bot.messages.clicks import STALE_DM
+    from bot.messages.clicks import STALE_PRIVATE
 
     await h.slash("table new", ANN, uname="Ann", game="winter-tales")
     await h.slash("table join", BOB, uname="Bob")
@@ -485,7 +485,7 @@ async def test_a_stale_form_in_a_dm_points_to_the_hand_and_gives_the_words_back(
     payload["user"] = {"id": str(mover), "username": "u", "discriminator": "0",
                        "global_name": None, "avatar": None}
     text = reply_text(await h.fake.dispatch(h.bot, payload))
-    assert STALE_DM in text and "Far away." in text and "channel" not in text
+    assert STALE_PRIVATE in text and "Far away." in text and "channel" not in text
 
 
 # -- 12. an interaction that expired is a warning, not a fault --------------------------

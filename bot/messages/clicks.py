@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from bot.core.tables.lobby import TablePlace
     from bot.messages.delivery import Delivery
 
-__all__ = ["ANNOUNCE_FAILED", "STALE_DM", "TurnController"]
+__all__ = ["ANNOUNCE_FAILED", "STALE_DM", "STALE_PRIVATE", "TurnController"]
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,10 @@ ANNOUNCE_FAILED = (
     "command shows the table as it is now."
 )
 
-STALE_DM = "These buttons are from an older moment of the game; your hand message is current."
+STALE_DM = ("These buttons were from an older moment of the game: your hand message above "
+            "now shows the choices of this one.")
+STALE_PRIVATE = ("These buttons were from an older moment of the game: your hand message "
+                 "(its Refresh button) or `/hand` shows the choices of now.")
 TRY_AGAIN = "Something went wrong on my side; nothing was changed. Please try again."
 
 
@@ -86,9 +89,38 @@ class TurnController:
     ) -> None:
         try:
             await self._handle(interaction, table_id, version, code)
+        except StaleVersion as exc:
+            if not await self._bring_dm_hand_along(interaction, table_id):
+                await self.fail(interaction, exc, f"click {code} on table {table_id}")
         except Exception as exc:
             # Never leave a click unanswered ("This interaction failed").
             await self.fail(interaction, exc, f"click {code} on table {table_id}")
+
+    async def _bring_dm_hand_along(self, interaction: discord.Interaction,
+                                   table_id: str) -> bool:
+        """A click on a DM hand whose moment has passed (between its player's looks a
+        hand is a record, and its buttons can be older than the table): the same
+        message shows the hand and choices of now, on the click's own token, so the
+        player is never left with dead buttons. False if it was not a DM hand."""
+        try:
+            if not await self._show_hand_now(interaction, table_id):
+                return False
+            await private(interaction, STALE_DM)
+        except Exception as exc:
+            await self.fail(interaction, exc, f"bringing the hand of table {table_id} along")
+        return True
+
+    async def _show_hand_now(self, interaction: discord.Interaction, table_id: str) -> bool:
+        """The clicked DM message (not an ephemeral menu) shows its player's hand and
+        choices as they are now; False if the click was not on a DM message."""
+        message = interaction.message
+        if interaction.guild_id is not None or message is None or message.flags.ephemeral:
+            return False
+        if not interaction.response.is_done():
+            await interaction.response.defer()
+        snapshot = await self.service.seat_snapshot(table_id, interaction.user.id)
+        await self.delivery.hands.show_in_place(interaction, snapshot)
+        return True
 
     async def fail(self, interaction: discord.Interaction, exc: BaseException,
                    what: str) -> None:
@@ -101,7 +133,7 @@ class TurnController:
         if isinstance(exc, UserError):
             text = str(exc)
             if interaction.guild_id is None and isinstance(exc, StaleVersion):
-                text = STALE_DM
+                text = STALE_PRIVATE  # no channel message to go back to in a DM
             await private(interaction, text)
             return
         await private(interaction, apology(exc, what))
@@ -245,8 +277,10 @@ class TurnController:
                                                        out_of_turn=not pinned)
             except UserError as exc:
                 # Whatever stopped it, what the player wrote is given back.
-                why = STALE_DM if interaction.guild_id is None and isinstance(
-                    exc, StaleVersion) else str(exc)
+                why = str(exc)
+                if isinstance(exc, StaleVersion) and interaction.guild_id is None:
+                    shown = await self._show_hand_now(interaction, table_id)
+                    why = STALE_DM if shown else STALE_PRIVATE
                 raise UserError(f"{why} Your words were not lost: {quote(text, 1500)}") from exc
             assert isinstance(outbox, Outbox)
             await self._announce(interaction, outbox, None)

@@ -47,7 +47,7 @@ class BotProcess:
             "AI_DELAY": "0",
             "AI_BUDGET": "30",
             "REMINDER_MINUTES": "0",
-            "LOG_LEVEL": "INFO",
+            "LOG_LEVEL": os.environ.get("E2E_LOG_LEVEL", "INFO"),
             "PYTHONUNBUFFERED": "1",
             **env,
         }

@@ -100,14 +100,31 @@ class Game:
         return msgs[0]
 
     async def wait_current(self, person: Person, version: int) -> Message:
-        """The person's hand message once it carries this version's choices."""
+        """The person's hand message once it carries this version's choices.
+
+        The DM hand is a record between moves (bot-token edits are spent only where the
+        seat's secrets changed), so a person asked to act taps its Refresh button, as the
+        record tells them to, and the click's own token turns it into their choices."""
         marker = f":{version}:"
 
         def ready() -> Message | None:
             msg = self.hand_message(person)
-            ids = [c for c in msg.custom_ids if not c.endswith(":tell")]
+            ids = [c for c in msg.custom_ids
+                   if not c.endswith(":tell") and not c.endswith(":refresh")]
             return msg if ids and all(marker in c for c in ids) else None
 
+        def refresh_button() -> str | None:
+            msg = self.hand_message(person)
+            return next((c for c in msg.custom_ids if c.endswith(":refresh")), None)
+
+        def any_button() -> str | None:
+            # A hand left showing an older moment's choices: a tap on one of them brings
+            # the hand to the moment of now (with a word that the moment had passed).
+            return refresh_button() or next(iter(self.hand_message(person).custom_ids), None)
+
+        if ready() is None:
+            cid = await self.emu.wait_for(any_button, 15, f"{person.name}'s hand buttons")
+            await person.click(self.hand_message(person), custom_id=cid)
         return await self.emu.wait_for(ready, 15, f"{person.name}'s hand at v{version}")
 
     # -- the leak checks -----------------------------------------------------------------
@@ -226,7 +243,8 @@ async def choose_and_play(g: Game, rng: random.Random, row: Any, person: Person,
         """(custom_id, select value or None, action kind) of every choice on ``m``."""
         out = []
         for b in m.buttons:
-            if b.custom_id and not b.disabled and not b.custom_id.endswith(":tell"):
+            if b.custom_id and not b.disabled \
+                    and not b.custom_id.endswith((":tell", ":refresh")):
                 out.append((b.custom_id, None, kind_of(b.custom_id.rsplit(":", 1)[1])))
         for s in m.selects:
             out.extend((s.custom_id, v, kind_of(v)) for v in s.values)

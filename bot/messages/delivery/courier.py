@@ -84,6 +84,13 @@ visibility), so such an interaction is used only once it has been answered
 (:func:`answered`)."""
 
 
+_EDITS_ITS_MESSAGE = {
+    discord.InteractionResponseType.deferred_message_update,
+    discord.InteractionResponseType.message_update,
+}
+"""Answers of a click after which its @original is the message its component sat on."""
+
+
 def digest(data: Any) -> str:
     """A short stable fingerprint of JSON-able data (what a message shows), to tell
     whether an edit would change anything."""
@@ -211,6 +218,10 @@ class Tokens:
         response = noted.interaction.response
         if not response.is_done() or response.type is discord.InteractionResponseType.modal:
             return None  # not answered yet, or a form was the answer: it edits nothing
+        if original and response.type not in _EDITS_ITS_MESSAGE:
+            # Answered with a message of its own (a menu, a refusal): @original is that
+            # answer now, not the message the component sat on.
+            return None
         return noted.interaction, original
 
     def forget_message(self, message_id: int) -> None:

@@ -89,6 +89,9 @@ class HandMessages:
         self._locks: dict[tuple[str, int], asyncio.Lock] = {}
         self._panels: OrderedDict[int, str] = OrderedDict()
         """panel message id -> the picture signature it shows."""
+        self._live_at: dict[tuple[str, int], int] = {}
+        """(table, user) -> the version at which the player's Refresh made their DM live:
+        a record of that version or older, still on its way, must not overwrite it."""
 
     # -- what a hand shows -------------------------------------------------------
 
@@ -191,23 +194,28 @@ class HandMessages:
         # Choices now if there are any; if not, it says where they will be (it is not
         # edited when the turn comes round).
         text, menus, signature, image_sig = self.payload(info, news, [], live=bool(news.legal))
-        stored = next((h for h in await self.store.hand_messages(info.id)
-                       if h.user_id == interaction.user.id), None)
-        known = self._panels.get(message.id)
-        if stored is not None and stored.message_id == message.id:
-            known = stored.image_sig
-        png = await self._picture(info, news.view) if known != image_sig else None
-        kwargs: dict[str, Any] = {"content": text, "view": self._components(info, menus)}
-        if png is not None:
-            kwargs["attachments"] = [discord.File(io.BytesIO(png), filename="hand.png")]
-        await interaction.edit_original_response(**kwargs)
-        self.courier.forget(message.id)
-        if stored is not None and stored.message_id == message.id:
-            await self.store.save_hand_messages([replace(
-                stored, signature=signature, image_sig=image_sig,
-                shows_choices=_has_choices(menus))])
-        else:
-            self._remember_panel(message.id, image_sig)
+        # Under the hand's lock: a record of this moment that a delivery is sending at
+        # the same instant goes first or not at all (see _show), never over the choices.
+        key = (info.id, interaction.user.id)
+        async with self._locks.setdefault(key, asyncio.Lock()):
+            stored = next((h for h in await self.store.hand_messages(info.id)
+                           if h.user_id == interaction.user.id), None)
+            known = self._panels.get(message.id)
+            if stored is not None and stored.message_id == message.id:
+                known = stored.image_sig
+            png = await self._picture(info, news.view) if known != image_sig else None
+            kwargs: dict[str, Any] = {"content": text, "view": self._components(info, menus)}
+            if png is not None:
+                kwargs["attachments"] = [discord.File(io.BytesIO(png), filename="hand.png")]
+            await interaction.edit_original_response(**kwargs)
+            self.courier.forget(message.id)
+            if stored is not None and stored.message_id == message.id:
+                self._live_at[key] = info.version
+                await self.store.save_hand_messages([replace(
+                    stored, signature=signature, image_sig=image_sig,
+                    shows_choices=_has_choices(menus))])
+            else:
+                self._remember_panel(message.id, image_sig)
 
     # -- the DM hand messages --------------------------------------------------------
 
@@ -313,8 +321,11 @@ class HandMessages:
                     priority: int = RECORD) -> HandMessage | None:
         """Edit the seat's hand message (or send it the first time) if what it shows
         changed; the record to store, or ``None`` if nothing was sent."""
-        lock = self._locks.setdefault((info.id, news.user_id), asyncio.Lock())
+        key = (info.id, news.user_id)
+        lock = self._locks.setdefault(key, asyncio.Lock())
         async with lock:
+            if not live and self._live_at.get(key, -1) >= info.version:
+                return None  # its player's Refresh already shows this moment, choices too
             text, menus, signature, image_sig = self.payload(info, news, lines, live=live)
             if rec is not None and rec.signature == signature:
                 return None
