@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from bot.messages.delivery import Delivery
 
 __all__ = [
+    "GAME_OVER",
     "NOT_READY",
     "Cooldown",
     "GameCommands",
@@ -46,6 +47,8 @@ __all__ = [
 ]
 
 NOT_READY = "The bot is still starting up; try again in a few seconds."
+GAME_OVER = "This game is over. Start a new one with `/table new`."
+"""A game's own command asked after its channel's last game ended."""
 
 
 class NotReady(UserError):
@@ -196,7 +199,10 @@ class GameCommands(commands.GroupCog):
 
     @app_commands.command(name="board", description="Re-post the board with fresh turn buttons")
     async def board(self, interaction: discord.Interaction) -> None:
-        info = await self.table(interaction)
+        # the channel's last table too: once its game is over, say so (not "no table")
+        info = await self.table(interaction, finished=True)
+        if info.status is TableStatus.FINISHED:
+            raise UserError(GAME_OVER)
         if info.status is not TableStatus.PLAYING:
             raise UserError("The game at this table has not started yet.")
         await repost_board(interaction, info, cooldown=self.reposts)
