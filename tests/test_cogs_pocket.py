@@ -307,6 +307,21 @@ async def test_help_board_and_rules(h: Harness) -> None:
     assert only(sent, "followup").ephemeral
 
 
+async def test_hand_at_a_pocket_table_says_the_prompt_once(h: Harness) -> None:
+    """Issue 23: `/hand` at a Pocket table repeated "Where to? Explore a new place, or go
+    back to one you know." twice (the view's prompt, then the menu's, the same words).
+    Once only, for the player in control (with the buttons) and for a teammate."""
+    info = await open_table(h)
+    mover = info.to_act_users[0]
+    other = BOB if mover == ANN else ANN
+    prompt = GAME.view(GAME.load_state((await stored(h, info))[1]), None).prompt
+    assert prompt.startswith("Where to?")
+    for user, buttons in ((mover, True), (other, False)):
+        reply = answer(await h.slash("hand", user))
+        assert reply.ephemeral and reply.content.count(prompt) == 1, reply.content
+        assert bool(reply.custom_ids) is buttons
+
+
 def test_docstring_examples_of_the_cog() -> None:
     import doctest
 
