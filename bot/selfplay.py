@@ -43,6 +43,8 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise ValueError(f"--option needs key=value, got {pair!r}")
+        if key.strip().lower() in {k.lower() for k in out}:  # the last would win unsaid
+            raise ValueError(f"The option '{key.strip()}' is given twice: give it once.")
         out[key.strip()] = _parse_value(value.strip())
     return out
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bot.core.tables import TableStatus
+from bot.core.tables import NoTable, TableStatus
 from bot.messages.replies import INTERNAL_ERROR
 from tests.discord_fakes import (
     ANN,
@@ -371,6 +371,25 @@ async def test_options_autocomplete_comes_from_the_game(h: Harness) -> None:
     assert not any(v.count("variant=") > 1 for v in values)
     sent = await h.autocomplete("table new", ANN, "options", game="fairy-tale-inn", options="")
     assert sent.payload["data"]["choices"] == []  # the Inn has no options
+
+
+@pytest.mark.parametrize(("game", "options", "name"), [
+    ("pocket", "special=wand special=boots", "special"),
+    ("treasure", "variant=true variant=false", "variant"),
+    ("treasure", "variant=true Variant=true", "Variant"),
+    ("fairy-tale-inn", "seats=2 seats=3", "seats"),
+])
+async def test_an_option_given_twice_is_refused_by_name(h: Harness, game: str, options: str,
+                                                        name: str) -> None:
+    """Issue 23: one option given twice opened a table with the last value and no word.
+    Refused, privately, naming the option; no table is opened, nothing is posted."""
+    sent = await h.slash("table new", ANN, uname="Ann", game=game, options=options)
+    reply = answer(sent)
+    assert reply.ephemeral
+    assert f"The option '{name}' is given twice: give it once." in reply.content
+    with pytest.raises(NoTable):
+        await h.service.status(CHANNEL_ID)
+    assert not h.fake.channel_messages()
 
 
 async def test_game_options_reach_the_table(h: Harness) -> None:

@@ -227,6 +227,27 @@ async def test_no_hint_once_the_game_is_over(h: Harness) -> None:
     assert "game is over" in reply_text(sent)
 
 
+async def test_every_pocket_command_after_the_end_says_the_game_is_over(h: Harness) -> None:
+    """Issue 23: after the end `/pocket board` answered "There is no table in this
+    channel" while `/pocket hint` said "This game is over". Both (and the board of every
+    game, which is the shared command) say the game is over and point to /table new,
+    privately, posting nothing; `/pocket help` still tells about the finished table."""
+    await open_table(h, bob=False)
+    await play(h, 3000, seed=2)
+    assert (await h.service.last_table(CHANNEL_ID)).status is TableStatus.FINISHED
+    for command, user in (("pocket board", ANN), ("pocket board", CAROL),
+                          ("pocket hint", ANN)):
+        posted = len(h.fake.channel_messages())
+        sent = await h.slash(command, user)
+        private_only(sent)
+        text = reply_text(sent)
+        assert "This game is over" in text and "/table new" in text, (command, text)
+        assert "no table" not in text
+        assert len(h.fake.channel_messages()) == posted
+    sent = await h.slash("pocket help", CAROL)
+    assert "**This table:**" in answer(sent).content
+
+
 # --------------------------------------------------------------------------- the rest
 
 
@@ -284,6 +305,21 @@ async def test_help_board_and_rules(h: Harness) -> None:
     sent = await h.slash("pocket board", BOB)
     assert any(s.kind == "channel_message" and s.custom_ids for s in sent)
     assert only(sent, "followup").ephemeral
+
+
+async def test_hand_at_a_pocket_table_says_the_prompt_once(h: Harness) -> None:
+    """Issue 23: `/hand` at a Pocket table repeated "Where to? Explore a new place, or go
+    back to one you know." twice (the view's prompt, then the menu's, the same words).
+    Once only, for the player in control (with the buttons) and for a teammate."""
+    info = await open_table(h)
+    mover = info.to_act_users[0]
+    other = BOB if mover == ANN else ANN
+    prompt = GAME.view(GAME.load_state((await stored(h, info))[1]), None).prompt
+    assert prompt.startswith("Where to?")
+    for user, buttons in ((mover, True), (other, False)):
+        reply = answer(await h.slash("hand", user))
+        assert reply.ephemeral and reply.content.count(prompt) == 1, reply.content
+        assert bool(reply.custom_ids) is buttons
 
 
 def test_docstring_examples_of_the_cog() -> None:

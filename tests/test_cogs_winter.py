@@ -532,6 +532,11 @@ async def test_story_export_after_the_end_and_the_storybook_posted(h: Harness) -
     follow = next(s for s in sent if s.kind == "followup")
     assert follow.files and follow.files[0][0].endswith(".json")
     assert b'"winner"' in follow.files[0][1] or b"winner" in follow.files[0][1]
+    # issue 23: a command for a game in play says the game is over (not "no table")
+    for command, user in (("winter board", CAROL), ("winter hand", seat_user(i, 0)),
+                          ("winter xcard", seat_user(i, 1))):
+        text = reply_text(await h.slash(command, user))
+        assert "This game is over" in text and "/table new" in text, (command, text)
 
 
 # --------------------------------------------------------------------------- the Arbiter's rulings

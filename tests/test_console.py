@@ -96,6 +96,8 @@ def test_menus_when_arguments_are_missing(tmp_path: Path) -> None:
         (["chess"], "no game called 'chess'"),
         (["fairy-tale-inn", "-o", "colour=red"], "unknown option 'colour'"),
         (["fairy-tale-inn", "-o", "nonsense"], "name=value"),
+        (["pocket", "-o", "special=wand", "-o", "special=boots"],
+         "The option 'special' is given twice: give it once."),
         (["fairy-tale-inn", "--players", "5"], "takes 2 to 2 players"),
         (["fairy-tale-inn", "--ai", "--ai-level", "wizard"], "no AI level 'wizard'"),
         (["fairy-tale-inn", "--ai-budget", "0"], "at least 1"),

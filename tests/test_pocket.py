@@ -1015,7 +1015,8 @@ def test_the_view_carries_the_board() -> None:
     assert v.decision is not None and v.decision.kind == "villain"
     assert "Fight or run away" in v.decision.prompt
     labels = [c.label for c in v.decision.choices]
-    assert "Hide under the Cloak" in labels and "Run to the Hollow Oak" in labels
+    # a fight's label says what it costs and keeps (issue 23), the default first
+    assert labels[0] == "Hide under the Cloak: no harm" and "Run to the Hollow Oak" in labels
     for choice in v.decision.choices:
         assert G.parse_action(choice.action) in G.legal_actions(s, 0)
     assert G.parse_view(v.model_dump_json()) == v

@@ -190,3 +190,23 @@ def test_the_reasons_name_what_matters() -> None:
     assert "Cloak" in explain(G, s, Fight(item="cloak"))
     run = next(a for a in G.legal_actions(s, 0) if isinstance(a, Run))
     assert explain(G, s, run).startswith("Run away to the ")
+
+
+def test_the_ai_uses_its_items_sensibly_in_a_fight() -> None:
+    """Facing Villains: "you may choose whether or not you want to use them" (issue 23):
+    the careful AI keeps the Cloak for later when the Wand's gold stops the troll, uses
+    the Cloak when nothing else does, never keeps the Dagger out (it only adds harm), and
+    the reasons say what keeping the Dagger out costs."""
+    from engines.pocket.state import Fight, Held
+    from tests.test_pocket import villain
+
+    s = villain("troll", 0, gold=3, items=[Held(item="dagger"), Held(item="cloak")])
+    assert G.fight_result(s, Fight(wand=True)) == (0, False)
+    assert careful_action(G, s) == Fight(wand=True)
+    s = villain("troll", 0, gold=0, items=[Held(item="cloak")])
+    assert careful_action(G, s) == Fight(item="cloak")
+    s = villain("dragon", 0, gold=3, items=[Held(item="dagger"), Held(item="repellant")])
+    chosen = careful_action(G, s)
+    assert not (isinstance(chosen, Fight) and chosen.spare)
+    why = explain(G, s, Fight(spare=("dagger",)))
+    assert why.startswith("Fight the dragon without the Dagger: ") and "better" in why

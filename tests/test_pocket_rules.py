@@ -131,7 +131,8 @@ def test_wand_once_per_attack_and_not_with_an_item_that_wins_alone() -> None:
     project does not offer the Wand with an item that wins the fight alone.)"""
     s = villain("troll", 0, gold=3, items=[Held(item="cloak")])
     fights = [a for a in G.legal_actions(s, 0) if isinstance(a, Fight)]
-    assert fights == [Fight(), Fight(wand=True), Fight(item="cloak")]
+    # the default first (issue 23): the Cloak, as the Wand alone still lets the troll hurt
+    assert fights == [Fight(item="cloak"), Fight(), Fight(wand=True)]
     assert "not needed" in refused(s, Fight(wand=True, item="cloak"))
     G.apply(s, 0, Fight(wand=True))
     card, t = line("villain", 0, villain="troll")
@@ -316,6 +317,81 @@ def test_the_dagger_counts_in_a_fight() -> None:
     G.apply(s, 0, Fight())
     assert s.health == 6 - max(0, strength(card, t) - 1 - R.dagger_defense)
     assert has(s, "dagger")
+
+
+def fights(s: PocketState) -> list[Fight]:
+    return [a for a in G.legal_actions(s, 0) if isinstance(a, Fight)]
+
+
+def test_items_in_a_fight_are_the_players_choice() -> None:
+    """Facing Villains: "If you have one or more items that can help you against that
+    villain, you may choose whether or not you want to use them. Items may be used
+    together." (Issue 23: the engine always counted the Dagger and the Flame Repellant.)
+    The Dagger may be kept out where that changes the fight; it is not used up, so it is
+    still carried; keeping it out where it changes nothing is no choice."""
+    card, t = line("villain", 0, villain="troll")
+    s = meet(card, t, items=[Held(item="dagger")])
+    assert Fight(spare=("dagger",)) in fights(s)
+    G.apply(s, 0, Fight(spare=("dagger",)))
+    assert s.health == 6 - (strength(card, t) - 1) and has(s, "dagger")
+
+    # against the troll the Repellant does nothing: there is nothing to keep out
+    s = villain("troll", 0, items=[Held(item="dagger"), Held(item="repellant")])
+    assert "doesn't help against the troll" in refused(s, Fight(spare=("repellant",)))
+    # with the Cloak, the Cloak wins alone: nothing else to keep out
+    s = villain("troll", 0, items=[Held(item="dagger"), Held(item="cloak")])
+    assert "wins the fight alone" in refused(s, Fight(item="cloak", spare=("dagger",)))
+    # against weak robbers the Dagger changes no harm, but whether they take the gold
+    card, t = line("villain", 0, villain="robbers")
+    s = meet(card, t, gold=3, items=[Held(item="dagger")], princess=True)
+    assert G.fight_result(s, Fight()) == (0, False)
+    assert G.fight_result(s, Fight(spare=("dagger",))) == (0, True)
+    assert Fight(spare=("dagger",)) in fights(s)
+    # against a dragon both free items may be kept out together (named in their order)
+    s = villain("dragon", 0, gold=3, items=[Held(item="dagger"), Held(item="repellant")])
+    offered = fights(s)
+    assert Fight(spare=("dagger", "repellant")) in offered
+    assert "this order" in refused(s, Fight(spare=("repellant", "dagger")))
+    assert "once" in refused(s, Fight(spare=("dagger", "dagger")))
+    G.apply(s, 0, Fight(spare=("dagger", "repellant")))
+    assert s.health == 6 - (strength("card_10", 0) - 1)
+
+
+def test_keeping_an_item_out_that_changes_nothing_is_refused() -> None:
+    """Facing Villains: "you may choose whether or not you want to use them": a choice
+    only where it changes something. With the Dagger, the princess and the Flame
+    Repellant the dragon (strength 4) does no harm; without the Dagger it still does
+    none, so keeping the Dagger out alone is no choice, and the refusal changes nothing."""
+    s = villain("dragon", 0, items=[Held(item="dagger"), Held(item="repellant")],
+                princess=True)
+    assert G.fight_result(s, Fight()) == (0, False)
+    assert G.fight_result(s, Fight(spare=("dagger",))) == (0, False)
+    assert "changes nothing" in refused(s, Fight(spare=("dagger",)))
+    assert Fight(spare=("repellant",)) in fights(s)  # that one lets the dragon hurt
+
+
+def test_the_fight_offered_first_is_the_sensible_default() -> None:
+    """Facing Villains: "you may choose whether or not you want to use them"; Wand:
+    "Costs 1 gold per use"; Cloak: "One use". The first fight offered: the least harm,
+    nothing stolen, then the least spent, every free item used."""
+    # the Dagger alone stops weak robbers: no gold spent, the Cloak kept
+    card, t = line("villain", 0, villain="robbers")
+    s = meet(card, t, gold=3, items=[Held(item="dagger"), Held(item="cloak")], princess=True)
+    assert fights(s)[0] == Fight()
+    # the Wand's gold stops the troll: the Cloak is kept for later
+    s = villain("troll", 0, gold=3, items=[Held(item="dagger"), Held(item="cloak")])
+    assert G.fight_result(s, Fight(wand=True)) == (0, False)
+    assert fights(s)[0] == Fight(wand=True)
+    # without the Dagger the Wand is not enough: the Cloak is the default
+    s = villain("troll", 0, gold=3, items=[Held(item="cloak")])
+    assert fights(s)[0] == Fight(item="cloak")
+    # the coated Shield is not used up: it is the default against a dragon
+    s = villain("dragon", 1, items=[Held(item="shield", coated=True)])
+    assert fights(s)[0] == Fight(item="shield")
+    # the Lamp's wish is never the default, even when it alone stops the harm
+    s = villain("witch", 0, gold=0, items=[Held(item="bucket", empty=True),
+                                          Held(item="lamp")])
+    assert fights(s)[0] == Fight() and Fight(item="bucket", lamp=True) in fights(s)
 
 
 def test_buying_the_magic_pouch_keeps_gold_at_six() -> None:

@@ -81,6 +81,8 @@ def test_move_cap_stops_a_game() -> None:
         (["--game", "fairy-tale-inn", "--agents", "wizard"], "No 'wizard' AI"),
         (["--game", "fairy-tale-inn", "--option", "colour=red"], "Invalid options"),
         (["--game", "fairy-tale-inn", "--option", "oops"], "key=value"),
+        (["--game", "pocket", "--option", "special=wand", "--option", "special=boots"],
+         "The option 'special' is given twice: give it once."),
         (["--game", "fairy-tale-inn", "--games", "-1"], "0 or more"),
         (["--game", "pocket", "--player", "random,hint"], "one AI level"),
         (["--game", "pocket", "--player", "hint", "--agents", "random"], "not both"),

@@ -238,6 +238,42 @@ def test_many_ways_to_go_share_one_option_per_place() -> None:
     assert UI.resolve("w.well", view, legal).action == Wish(tile="well")
 
 
+def test_a_fight_offers_every_item_as_a_choice_the_default_first() -> None:
+    """Issue 23 (Facing Villains: "you may choose whether or not you want to use them"):
+    the fight buttons say what each way uses, costs and keeps, the default first; the
+    ways that keep the Dagger or the Repellant out (they only add harm) sit behind one
+    button, whose menu lists exactly them."""
+    from engines.pocket.state import Fight
+    from tests.test_pocket import villain
+
+    s = villain("dragon", 0, gold=3, items=[Held(item="shield"), Held(item="dagger"),
+                                            Held(item="repellant")])
+    legal = GAME.legal_actions(s, 0)
+    view = GAME.view(s, None)
+    menu = UI.public_menu(view, legal)
+    assert menu is not None
+    check_menu(menu)
+    labels = {c.code: c.label for c in choices(menu)}
+    assert list(labels)[:4] == ["f", "fw", "f.shield", "fk"]  # the fights, then running
+    assert labels["f"] == "Fight with the Dagger and Repellant: no harm, Shield kept"
+    assert labels["f.shield"] == "Hold up the Shield: no harm"
+    assert labels["fk"] == "Keep an item out of the fight (4) ›"
+    more = UI.resolve("fk", view, legal).menu
+    assert more is not None
+    check_menu(more)
+    sparing = [a for a in legal if isinstance(a, Fight) and a.spare]
+    assert [UI.resolve(c.code, view, legal).action for c in more.choices] == sparing
+    assert more.choices[0].label == \
+        "Fight without the Dagger: -1 health, Shield kept"
+    # no free item to keep out: no such button, and its code is refused
+    s = villain("troll", 0, gold=3, items=[Held(item="cloak")])
+    legal = GAME.legal_actions(s, 0)
+    menu = UI.public_menu(GAME.view(s, None), legal)
+    assert menu is not None and "fk" not in {c.code for c in choices(menu)}
+    with pytest.raises(UnknownChoice):
+        UI.resolve("fk", GAME.view(s, None), legal)
+
+
 def test_labels_are_the_engines() -> None:
     for where, state in sampled()[::3]:
         seat = GAME.to_act(state)[0]

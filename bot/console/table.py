@@ -60,6 +60,7 @@ from bot.console.texts import (
 from bot.core.choices import get_ui
 from bot.core.tables import (
     EngineAgents,
+    OptionGivenTwice,
     Outbox,
     TableError,
     TableInfo,
@@ -156,6 +157,8 @@ def _parse_options(pairs: list[str]) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise UserError(f"Options look like name=value, not {pair!r}.")
+        if key.strip().lower() in {k.lower() for k in options}:
+            raise OptionGivenTwice(key.strip())  # the last value would win unsaid
         options[key.strip()] = _parse_value(value.strip())
     return options
 

@@ -167,7 +167,6 @@ def careful_action(game: Pocket, s: PocketState) -> Action:
     """A simple careful player: head for the next goal, explore otherwise, take the least
     harmful answer to a villain, buy useful items, rest only when hurt."""
     c = _c()
-    r = c.rules
     legal = legal_for(game, s)
     stage = s.stage
     if stage == "move":
@@ -205,12 +204,14 @@ def careful_action(game: Pocket, s: PocketState) -> Action:
         for a in legal:
             if isinstance(a, Fight):
                 if a.item:
-                    cost = 0.2 + (0.3 if a.lamp else 0)
+                    # an item used up is kept for later when the Wand's gold does as well;
+                    # the coated Shield is never used up
+                    coated = _held(s, a.item).coated
+                    cost = (0.0 if coated and not a.lamp else 0.5) + (0.3 if a.lamp else 0)
                 else:
-                    d = game.defense(s, ln.villain) + (r.wand_defense if a.wand else 0)
-                    hurt = max(0, ln.strength - d)
+                    hurt, robbed = game.fight_result(s, a)
                     cost = hurt + (0.4 if a.wand else 0) + (100 if hurt >= s.health else 0)
-                    if ln.villain == "robbers" and d <= ln.strength:
+                    if robbed:
                         cost += 0.5 * game.gold(s) + (2 if _has(s, "pouch") else 0)
             else:
                 assert isinstance(a, Run)
@@ -494,7 +495,6 @@ def explain(game: Pocket, s: PocketState, action: Action,
 
 def _fight_words(game: Pocket, s: PocketState, a: Fight, ln: VillainLine) -> str:
     c = _c()
-    r = c.rules
     name = c.villain(ln.villain).name.lower()
     the = f"the {name}"
     if a.item is not None:
@@ -502,9 +502,14 @@ def _fight_words(game: Pocket, s: PocketState, a: Fight, ln: VillainLine) -> str
         return {"cloak": f"Hide under the Cloak: {the} won't see you, so you lose nothing.",
                 "bucket": f"Throw the water: it melts {the} away.",
                 "shield": f"Hold up the Shield: {the}'s fire can't hurt you."}[a.item] + lamp
-    defense = game.defense(s, ln.villain) + (r.wand_defense if a.wand else 0)
-    hurt = max(0, ln.strength - defense)
-    robbed = ln.villain == "robbers" and defense <= ln.strength and game.gold(s) > 0
+    defense = game.fight_defense(s, a)
+    hurt, robbed = game.fight_result(s, a)
+    robbed = robbed and game.gold(s) > 0
+    if a.spare:
+        kept = " and the ".join(c.item(k).name for k in a.spare)
+        worse = f"you lose {hurt} health" if hurt else "you get no hurt"
+        return (f"Fight {the} without the {kept}: {worse}"
+                + (" and your gold" if robbed else "") + "; with it you would do better.")
     if hurt == 0 and not robbed:
         helpers = []
         if a.wand:

@@ -53,10 +53,20 @@ Readings of the rulebook where it is silent or loose (the project's, named here)
   Boots are offered only where walking is impossible or costs cards. A wish of the Lamp
   replaces the turn's card; the tile's instruction still applies at the end of the turn,
   except the Cottage's and the Castle's, which need a card resolved on the tile.
-* **Fighting.** The Dagger, the princess and (against dragons) the Flame Repellant always
-  count; the choices are the Wand (1 gold, once per fight) and one helping item: the Cloak
-  (robbers, troll: evaded), the Bucket (witch: beaten), the Shield (dragon: no damage);
-  the Wand is not offered together with a helping item (it would change nothing). Robbers
+* **Fighting.** "If you have one or more items that can help you against that villain,
+  you may choose whether or not you want to use them": every item is the player's choice
+  wherever the choice changes something. The Wand (1 gold, once per fight) and one helping
+  item: the Cloak (robbers, troll: evaded), the Bucket (witch: beaten), the Shield
+  (dragon: no damage; used up unless coated), or the Lamp's wish in the item's place (the
+  item kept for later). The Dagger and (against dragons) the Flame Repellant cost nothing
+  and are not used up: they are used unless the player keeps them out (``Fight.spare``),
+  which is offered only where it changes the fight's harm or the robbers' take (never
+  for the better, so the Discord menu puts it behind one button). "Items may be used
+  together", but not the Wand or a free item with a helping item, which wins alone (they
+  would change nothing). The princess is not an item: awake, she always adds her 1. The
+  fight offered first is the sensible default: the least harm, nothing stolen, then the
+  least spent (no gold and no item used up when they are not needed, the Wand's gold
+  before an item used up, never the Lamp's wish). Robbers
   whose strength is not below the Defense take ``rules.robbers_fight_steal`` gold (the
   project's: all of it) and the Magic Pouch, and still deal their damage. The knight (from
   an event or the Watchtower) fights the next villain drawn, whenever it comes, and cannot
@@ -110,6 +120,7 @@ from engines.pocket.content import (
     load_content,
 )
 from engines.pocket.state import (
+    FREE_FIGHT_ITEMS,
     Back,
     CardView,
     ChoiceView,
@@ -484,19 +495,85 @@ class Pocket(Game[PocketState, Any]):
         assert isinstance(line, VillainLine)
         return line
 
-    def _fight_options(self, state: PocketState) -> list[Action]:
+    # -- fights: which items the player uses ------------------------------------
+
+    def free_fight_items(self, state: PocketState) -> list[str]:
+        """The items carried that add to the Defense against this villain at no cost and
+        are not used up (the Dagger; the Flame Repellant against a dragon)."""
+        villain = self._villain(state).villain
+        return [k for k in FREE_FIGHT_ITEMS if _has(state, k)
+                and (k != "repellant" or villain == "dragon")]
+
+    def fight_defense(self, state: PocketState, fight: Fight) -> int:
+        """The Defense in ``fight`` (one without a winning item): the level against this
+        villain, less the items kept out, plus the Wand if used."""
+        r = content().rules
         line = self._villain(state)
-        out: list[Action] = [Fight()]
+        worth = {"dagger": r.dagger_defense, "repellant": r.repellant_defense}
+        kept = sum(worth[k] for k in fight.spare if k in self.free_fight_items(state))
+        return self.defense(state, line.villain) - kept + (r.wand_defense if fight.wand else 0)
+
+    def fight_result(self, state: PocketState, fight: Fight) -> tuple[int, bool]:
+        """What ``fight`` costs in health, and whether the robbers take the gold (and
+        the Pouch) in it. A winning item (``fight.item``) costs neither."""
+        if fight.item is not None:
+            return 0, False
+        line = self._villain(state)
+        defense = self.fight_defense(state, fight)
+        return (max(0, line.strength - defense),
+                line.villain == "robbers" and defense <= line.strength)
+
+    def _fight_options(self, state: PocketState) -> list[Action]:
+        """Every way to fight that changes something, the sensible default first
+        (:meth:`_default_fight`): with or without the Wand (it costs gold), the helping
+        item or not (it is used up, or kept for later), the Lamp's wish instead of the
+        item, and keeping a free item out where that changes the fight (the rulebook:
+        "you may choose whether or not you want to use them")."""
+        line = self._villain(state)
+        fights: list[Fight] = [Fight()]
         if self._can_use_special(state, "wand"):
-            out.append(Fight(wand=True))
+            fights.append(Fight(wand=True))
         helper = content().villain(line.villain).helper
         held = _held(state, helper)
         if held is not None:
             if not held.empty:
-                out.append(Fight(item=helper))  # type: ignore[arg-type]
+                fights.append(Fight(item=helper))  # type: ignore[arg-type]
             if _has(state, "lamp") and not held.coated:
-                out.append(Fight(item=helper, lamp=True))  # type: ignore[arg-type]
+                fights.append(Fight(item=helper, lamp=True))  # type: ignore[arg-type]
+        fights += self._sparing_fights(state, [f.wand for f in fights if f.item is None])
+        first = self._default_fight(state, fights)
+        return [first, *(f for f in fights if f != first)]
+
+    def _sparing_fights(self, state: PocketState, wands: list[bool]) -> list[Fight]:
+        """The fights that keep free items out, one per result not already reached with
+        more of them (keeping out something that changes nothing is no choice)."""
+        free = self.free_fight_items(state)
+        out: list[Fight] = []
+        for wand in wands:
+            seen = {self.fight_result(state, Fight(wand=wand))}
+            for n in range(1, len(free) + 1):
+                for spare in itertools.combinations(free, n):
+                    fight = Fight(wand=wand, spare=spare)  # type: ignore[arg-type]
+                    result = self.fight_result(state, fight)
+                    if result not in seen:
+                        seen.add(result)
+                        out.append(fight)
         return out
+
+    def _default_fight(self, state: PocketState, fights: list[Fight]) -> Fight:
+        """The fight offered first: the best result (least harm, nothing stolen) for the
+        least spent, every free item used: no gold and no item used up when they are
+        not needed; then the Wand's gold before an item that is used up; the Lamp's
+        wish is never spent unasked."""
+        something = self.gold(state) > 0 or _has(state, "pouch")
+
+        def cost(f: Fight) -> tuple[int, bool, int, int]:
+            hurt, robbed = self.fight_result(state, f)
+            held = _held(state, f.item) if f.item is not None else None
+            used_up = held is not None and not held.coated
+            return hurt, robbed and something, int(used_up) + int(f.wand), len(f.spare)
+
+        return min((f for f in fights if not f.lamp), key=cost)
 
     def _run_options(self, state: PocketState) -> list[Action]:
         near = {q.tile: border for _, q, border in neighbours(state, state.pawn)
@@ -593,6 +670,8 @@ class Pocket(Game[PocketState, Any]):
     def _why_no_fight(self, state: PocketState, action: Fight) -> str:
         c = content()
         line = self._villain(state)
+        if action.spare:
+            return self._why_no_sparing(state, action)
         if action.item is None:
             return "Say which item the Lamp's wish uses again."
         item = c.item(action.item)
@@ -608,6 +687,30 @@ class Pocket(Game[PocketState, Any]):
             return "The Shield with Repellant stops every dragon: no wish needed."
         return f"The {item.name} is used up ({item.empty_name}): only the Lamp's wish " \
                "could use it again."
+
+    def _why_no_sparing(self, state: PocketState, action: Fight) -> str:
+        """Why keeping ``action.spare`` out of the fight is not a choice now."""
+        c = content()
+        villain = c.villain(self._villain(state).villain).name.lower()
+        for k in action.spare:
+            name = c.item(k).name
+            if k not in FREE_FIGHT_ITEMS:
+                return (f"Only the Dagger and the Flame Repellant can be kept out of a fight; "
+                        f"the {name} is used only when you choose it.")
+            if not _has(state, k):
+                return f"You don't have the {name}."
+            if k not in self.free_fight_items(state):
+                return f"The {name} doesn't help against the {villain}: nothing to keep out."
+        if len(set(action.spare)) != len(action.spare):
+            return "Name each item kept out once."
+        if action.item is not None:
+            return (f"The {c.item(action.item).name} wins the fight alone: nothing else is "
+                    "used.")
+        order = [k for k in FREE_FIGHT_ITEMS if k in action.spare]
+        if list(action.spare) != order:
+            return f"Name the items kept out in this order: {', '.join(order)}."
+        return ("Keeping that out changes nothing in this fight: fight with it (the same "
+                "fight is already a choice).")
 
     def _why_no_pay(self, state: PocketState, pay: Pay) -> str:
         c = content()
@@ -995,13 +1098,16 @@ class Pocket(Game[PocketState, Any]):
                       villain=line.villain, item=action.item, damage=0)
             self._resume(state, ev)
             return
-        defense = self.defense(state, line.villain) + (r.wand_defense if action.wand else 0)
-        damage = max(0, line.strength - defense)
+        defense = self.fight_defense(state, action)
+        damage, robbed = self.fight_result(state, action)
         wand = " with the Wand" if action.wand else ""
-        self._say(state, ev, "fought", f"{{who}} fought the {name}{wand}: Defense {defense} "
-                  f"against strength {line.strength}.", villain=line.villain,
-                  defense=defense, strength=line.strength, damage=damage)
-        if line.villain == "robbers" and defense <= line.strength:
+        kept = (", without the " + " and the ".join(c.item(k).name for k in action.spare)
+                if action.spare else "")
+        self._say(state, ev, "fought", f"{{who}} fought the {name}{wand}{kept}: Defense "
+                  f"{defense} against strength {line.strength}.", villain=line.villain,
+                  defense=defense, strength=line.strength, damage=damage,
+                  spare=list(action.spare))
+        if robbed:
             self._rob(state, r.robbers_fight_steal, ev)
         if self._hurt(state, damage, ev, f"the {name}"):
             self._resume(state, ev)
@@ -1432,6 +1538,11 @@ def words(action: Action, stack: str = "forest") -> str:
         if action.item is not None:
             verb = _FIGHT_VERBS.get(action.item, f"Use the {c.item(action.item).name}")
             return verb + (" (Lamp wish)" if action.lamp else "")
+        kept = [_SHORT.get(k, c.item(k).name) for k in action.spare]
+        if action.spare and action.wand:
+            return f"Wand ({cost} gold) but no {' or '.join(kept)}"
+        if action.spare:
+            return f"Fight without the {' or the '.join(kept)}"
         return f"Fight with the Wand ({cost} gold)" if action.wand else "Fight"
     if isinstance(action, Run):
         return f"Run to the {c.tile(action.tile).name}" + (" (Boots)" if action.boots else "")
@@ -1464,6 +1575,8 @@ def words(action: Action, stack: str = "forest") -> str:
 
 _FIGHT_VERBS = {"cloak": "Hide under the Cloak", "bucket": "Throw the water",
                 "shield": "Hold up the Shield"}
+_SHORT = {"cloak": "Cloak", "bucket": "Bucket", "repellant": "Repellant"}
+"""Short names for fight labels (a button holds 80 characters)."""
 
 
 def label(game: Pocket, state: PocketState, action: Action) -> str:
@@ -1475,7 +1588,6 @@ def label(game: Pocket, state: PocketState, action: Action) -> str:
     >>> label(g, s, Explore()), label(g, s, Explore(mirror=True))
     ('Explore the Forest', 'Explore with the Mirror (1 gold)')
     """
-    c = content()
     base = words(action, game.explore_stack(state) or "forest")
     if isinstance(action, Go) and not action.boots:
         trees = walk_costs(state, state.pawn).get(action.tile, 0)
@@ -1485,14 +1597,31 @@ def label(game: Pocket, state: PocketState, action: Action) -> str:
         here = _placed(state, state.pawn)
         border = _border(here, game.attached(state, action.side), action.side)
         return base + (" (trees: -1 card)" if border == "trees" and _tree_cost(state) else "")
-    if isinstance(action, Fight) and action.item is None:
-        line = game._villain(state)
-        defense = game.defense(state, line.villain) + (c.rules.wand_defense if action.wand
-                                                        else 0)
-        hurt = max(0, line.strength - defense)
-        harm = f"-{hurt} health" if hurt else "no harm"
-        return f"{base}: {harm}" if action.wand else f"{base} ({harm})"
+    if isinstance(action, Fight):
+        return _fight_label(game, state, action, base)
     return base
+
+
+def _fight_label(game: Pocket, state: PocketState, action: Fight, base: str) -> str:
+    """A fight's label: what it uses, what it costs here, and what it keeps for later
+    (:func:`words` first: a front end without the view words it the same way)."""
+    c = content()
+    hurt, robbed = game.fight_result(state, action)
+    harm = f"-{hurt} health" if hurt else "no harm"
+    if robbed and (game.gold(state) or _has(state, "pouch")):
+        harm += ", robbed"
+    line = game._villain(state)
+    helper = c.villain(line.villain).helper
+    held = _held(state, helper)
+    kept = []
+    if (held is not None and not held.empty and action.item is None) or action.lamp:
+        kept.append(_SHORT.get(helper, c.item(helper).name))
+    if action.item is None and not action.spare:
+        used = [_SHORT.get(k, c.item(k).name) for k in game.free_fight_items(state)]
+        if used:  # after the state-free words, which stay the label's beginning
+            names = " and ".join(used)
+            base += f" and the {names}" if action.wand else f" with the {names}"
+    return f"{base}: {harm}" + (f", {' and '.join(kept)} kept" if kept else "")
 
 
 def _secret_fragments(game: Pocket, st: PocketState) -> list[list[str]]:

@@ -7,7 +7,7 @@ seat sees: this is a co-operative game played open, so every seat sees the same 
 >>> Explore(mirror=True)
 <Explore mirror=True>
 >>> Fight(wand=True).model_dump()
-{'kind': 'fight', 'wand': True, 'item': None, 'lamp': False}
+{'kind': 'fight', 'wand': True, 'item': None, 'lamp': False, 'spare': ()}
 >>> Happened(kind="moved", seat=0, words="{who} walked to the Well.").text(lambda s: "Ann")
 'Ann walked to the Well.'
 """
@@ -175,12 +175,20 @@ class Place(Action):
 
 class Fight(Action):
     """Fight the villain, using the Wand and/or one helping item (``lamp``: the item
-    is used by the Lamp's wish and kept)."""
+    is used by the Lamp's wish and kept). ``spare``: items that would add to the Defense
+    (the Dagger; the Flame Repellant against a dragon) the player keeps out of this
+    fight, in the order of ``FREE_FIGHT_ITEMS``; by default every one is used."""
 
     kind: Literal["fight"] = "fight"
     wand: bool = False
     item: ItemId | None = None
     lamp: bool = False
+    spare: tuple[ItemId, ...] = ()
+
+
+FREE_FIGHT_ITEMS: tuple[ItemId, ...] = ("dagger", "repellant")
+"""Items that add to the Defense at no cost and are not used up (the order ``spare``
+names them in)."""
 
 
 class Run(Action):

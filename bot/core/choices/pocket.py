@@ -28,6 +28,8 @@ pile, sides of the current tile; never a place in the deck or a stack):
 ``pn`` ... ``pw``  put the new tile north, east, south or west
 ``f`` / ``fw``     fight (with the Wand)
 ``f.<item>``       fight using an item (``fl.<item>``: the Lamp's wish)
+``f-<item>…``      fight keeping free items out (``fw-dagger``: with the Wand)
+``fk``             the fights that keep a free item out (a follow-up menu)
 ``r.<tile>``       run away to a tile (``rb.<tile>``: with the Boots)
 ``dh`` / ``dn``    do the good deed, or not
 ``s.<item>``       at the peddler: look at getting an item
@@ -175,8 +177,8 @@ def action_code(action: Any) -> str:
     ('gb.well', 'pn')
     >>> action_code(Fight(item="cloak", lamp=True)), action_code(Pay(items=("cloak",), gold=1))
     ('fl.cloak', 'y1.cloak')
-    >>> action_code(Send(card="card_6"))
-    'b.candle'
+    >>> action_code(Send(card="card_6")), action_code(Fight(wand=True, spare=("dagger",)))
+    ('b.candle', 'fw-dagger')
     """
     a = action
     kind = getattr(a, "kind", None)
@@ -198,7 +200,7 @@ def action_code(action: Any) -> str:
         return f"p{a.side}"
     if kind == "fight":
         head = "f" + ("w" if a.wand else "") + ("l" if a.lamp else "")
-        return head + (f".{a.item}" if a.item else "")
+        return head + (f".{a.item}" if a.item else "") + "".join(f"-{k}" for k in a.spare)
     if kind == "run":
         return f"{'rb' if a.boots else 'r'}.{a.tile}"
     if kind == "good_deed":
@@ -227,6 +229,20 @@ def action_code(action: Any) -> str:
 
 def _codes(legal: Sequence[Action]) -> dict[str, Any]:
     return {action_code(a): a for a in legal}
+
+
+SPARING_CODE = "fk"
+
+
+def _after_fights(choices: Sequence[Choice], more: Choice) -> tuple[Choice, ...]:
+    """``choices`` with ``more`` right after the last fight (before the ways to run)."""
+    last = max((i for i, c in enumerate(choices) if c.code.startswith("f")), default=-1)
+    return (*choices[:last + 1], more, *choices[last + 1:])
+
+
+def _sparing(legal: Sequence[Any]) -> list[Any]:
+    """The fights that keep a free item out of the fight."""
+    return [a for a in legal if getattr(a, "kind", None) == "fight" and a.spare]
 
 
 # --------------------------------------------------------------------------- words
@@ -360,6 +376,18 @@ class PocketUI(GameUI):
             return None
         v: Any = view
         prompt = self.prompt(v, legal)
+        sparing = _sparing(legal)
+        if sparing:  # a rare choice (it only adds harm): one button opens them
+            first = [a for a in legal if a not in sparing]
+            menu = self.public_menu(view, first)
+            assert menu is not None
+            more = Choice(SPARING_CODE, f"Keep an item out of the fight ({len(sparing)}) ›",
+                          style="secondary", emoji="🎒")
+            if menu.as_select:
+                return Menu(prompt=menu.prompt, choices=menu.choices, as_select=True,
+                            placeholder=menu.placeholder, buttons=_after_fights(menu.buttons,
+                                                                                more))
+            return Menu(prompt=prompt, choices=_after_fights(menu.choices, more))
         if len(legal) <= FEW:
             return Menu(prompt=prompt, choices=tuple(self._choice(a, v) for a in legal))
         listed = [a for a in legal if a.kind in LISTED]  # type: ignore[attr-defined]
@@ -400,6 +428,12 @@ class PocketUI(GameUI):
             return "wish"
         return "Boots" if a.boots else ("run" if a.kind == "run" else "walk")
 
+    def sparing_menu(self, view: Any, fights: Sequence[Any]) -> Menu:
+        """The follow-up of ``fk``: the fights that keep the Dagger or the Flame
+        Repellant out (the rulebook lets a player choose not to use an item)."""
+        return Menu(prompt="Fight without which item? (Each one left out adds harm.)",
+                    choices=tuple(self._choice(a, view) for a in fights))
+
     def ways_menu(self, view: Any, tile: str, ways: Sequence[Any]) -> Menu:
         """The follow-up of ``to.<tile>``: every way to get there."""
         return Menu(prompt=f"How do you go to the **{tile_name(tile)}**?",
@@ -421,6 +455,8 @@ class PocketUI(GameUI):
         if action is not None:
             return Resolution(action=action,
                               done_text=f"Done: {_clip(self.label(action, v), 150)}.")
+        if code == SPARING_CODE and _sparing(legal):
+            return Resolution(menu=self.sparing_menu(v, _sparing(legal)))
         if code.startswith("to."):
             tile = code[3:]
             ways = [a for a in legal if getattr(a, "tile", None) == tile

@@ -18,6 +18,7 @@ __all__ = [
     "NotPlaying",
     "NotSeated",
     "NotYourTurn",
+    "OptionGivenTwice",
     "StaleVersion",
     "TableChanged",
     "TableError",
@@ -59,6 +60,15 @@ class UnknownGame(TableError):
 
 class BadOptions(TableError):
     default_message = "Those table options are not valid."
+
+
+class OptionGivenTwice(BadOptions):
+    """One option named twice when a table is opened: the second value would silently
+    win, so neither is taken. ``shown`` is the name as the front end shows it (escaped
+    for its markup)."""
+
+    def __init__(self, shown: str) -> None:
+        super().__init__(f"The option '{shown}' is given twice: give it once.")
 
 
 class NotSeated(TableError):

@@ -16,7 +16,15 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.core.tables import NoTable, TableInfo, TableService, TableStatus, UnknownGame, UserError
+from bot.core.tables import (
+    NoTable,
+    OptionGivenTwice,
+    TableInfo,
+    TableService,
+    TableStatus,
+    UnknownGame,
+    UserError,
+)
 from bot.messages.delivery import CANNOT_POST
 from bot.messages.replies import acknowledge, display_name, private
 from bot.messages.ui.texts import quote
@@ -26,6 +34,7 @@ if TYPE_CHECKING:
     from bot.messages.delivery import Delivery
 
 __all__ = [
+    "GAME_OVER",
     "NOT_READY",
     "Cooldown",
     "GameCommands",
@@ -38,6 +47,8 @@ __all__ = [
 ]
 
 NOT_READY = "The bot is still starting up; try again in a few seconds."
+GAME_OVER = "This game is over. Start a new one with `/table new`."
+"""A game's own command asked after its channel's last game ended."""
 
 
 class NotReady(UserError):
@@ -188,7 +199,10 @@ class GameCommands(commands.GroupCog):
 
     @app_commands.command(name="board", description="Re-post the board with fresh turn buttons")
     async def board(self, interaction: discord.Interaction) -> None:
-        info = await self.table(interaction)
+        # the channel's last table too: once its game is over, say so (not "no table")
+        info = await self.table(interaction, finished=True)
+        if info.status is TableStatus.FINISHED:
+            raise UserError(GAME_OVER)
         if info.status is not TableStatus.PLAYING:
             raise UserError("The game at this table has not started yet.")
         await repost_board(interaction, info, cooldown=self.reposts)
@@ -209,18 +223,29 @@ _OPTION = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s,;
 
 
 def parse_options(text: str | None) -> dict[str, Any]:
-    """``"variant=true players=3 name='Long Night'"`` -> a dict with ints/bools/floats.
+    """``"variant=true players=3 name='Long Night'"`` -> a dict with ints/bools/floats;
+    an option named twice is refused (:class:`OptionGivenTwice`).
 
     >>> parse_options("variant=yes size=5 ratio=0.5 name='a b'")
     {'variant': True, 'size': 5, 'ratio': 0.5, 'name': 'a b'}
     >>> parse_options("")
     {}
+    >>> parse_options("special=wand special=boots")
+    Traceback (most recent call last):
+    ...
+    bot.core.tables.errors.OptionGivenTwice: The option 'special' is given twice: give it once.
     """
     if not text or not text.strip():
         return {}
     out: dict[str, Any] = {}
+    seen: set[str] = set()
     for m in _OPTION.finditer(text):
         key, raw = m.group(1), m.group(2)
+        # a second value would silently win over the first: say so instead (names are
+        # compared without case, as a person reads them)
+        if key.lower() in seen:
+            raise OptionGivenTwice(quote(key, 30))
+        seen.add(key.lower())
         out[key] = _value(raw)
     leftover = _OPTION.sub("", text).replace(",", "").replace(";", "").strip()
     if leftover:

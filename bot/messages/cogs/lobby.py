@@ -554,7 +554,9 @@ class Guide(commands.Cog):
             components = build_view(menu, info.id, info.version)
             if components is not None:
                 kwargs["view"] = components
-                lines.append(menu.prompt or "Your move:")
+                # a game whose view's prompt is the menu's (Pocket) says it once
+                if (menu.prompt or "Your move:") != prompt:
+                    lines.append(menu.prompt or "Your move:")
         await interaction.followup.send("\n".join(lines)[:2000], ephemeral=True, **kwargs)
 
     @app_commands.command(name="rules", description="A summary of a game's rules",

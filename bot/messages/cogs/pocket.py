@@ -21,7 +21,7 @@ from discord import app_commands
 
 from bot.core.choices import get_ui
 from bot.core.tables import TableInfo, TableStatus, UserError
-from bot.messages.cogs.common import GameCommands, service_of
+from bot.messages.cogs.common import GAME_OVER, GameCommands, service_of
 from bot.messages.replies import acknowledge
 from bot.messages.ui.texts import literal
 from engines.agents.pocket import hint as suggest_move
@@ -115,7 +115,7 @@ class Pocket(GameCommands, group_name="pocket",
     async def hint(self, interaction: discord.Interaction) -> None:
         info = await self.table(interaction, finished=True)
         if info.status is TableStatus.FINISHED:
-            raise UserError("This game is over: there is no move left to suggest.")
+            raise UserError(f"{GAME_OVER} There is no move left to suggest.")
         if info.status is not TableStatus.PLAYING:
             raise UserError("The game at this table has not started yet.")
         mine = info.seat_of(interaction.user.id)

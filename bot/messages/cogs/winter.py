@@ -29,7 +29,7 @@ from discord import app_commands
 
 from bot.core.choices.winter_tales import card_number, thing_name
 from bot.core.tables import NoTable, Outbox, TableInfo, TableStatus, UserError
-from bot.messages.cogs.common import GameCommands, delivery_of, service_of
+from bot.messages.cogs.common import GAME_OVER, GameCommands, delivery_of, service_of
 from bot.messages.replies import acknowledge
 from bot.messages.ui.texts import literal, quote
 from engines.core import Action, View
@@ -235,10 +235,23 @@ class Winter(GameCommands, name="winter", group_name="winter",
                 return info
             if info is not None:
                 raise UserError("You do not have a seat at this table.")
+            if await self._ended_here(interaction):
+                raise UserError(GAME_OVER)
             raise UserError("There is no Winter Tales table here, and you have no seat at one.")
         where = ", ".join(f"<#{t.channel_id}>" for t in mine)
         raise UserError(f"You sit at several Winter Tales tables: use this in its channel: "
                         f"{where}.")
+
+    @staticmethod
+    async def _ended_here(interaction: discord.Interaction) -> bool:
+        """Whether this channel's last table was a Winter Tales game that has ended (so a
+        command for a game in play is told so, not "no table")."""
+        if interaction.channel_id is None:
+            return False
+        with contextlib.suppress(NoTable):
+            last = await service_of(interaction).last_table(interaction.channel_id)
+            return last.game_id == GAME_ID and last.status is TableStatus.FINISHED
+        return False
 
     async def send_hand(self, interaction: discord.Interaction, info: TableInfo) -> None:
         snapshot = await service_of(interaction).seat_snapshot(info.id, interaction.user.id)
