@@ -138,7 +138,18 @@ class FabletopTree(app_commands.CommandTree):
                 and command.extras.get("answer") != "at once"):
             # Acknowledged before the command reads a table: a busy store or table lock
             # must never eat Discord's 3 seconds (see bot.messages.replies.AT_ONCE).
-            await interaction.response.defer(ephemeral=True, thinking=True)
+            try:
+                await interaction.response.defer(ephemeral=True, thinking=True)
+            except discord.NotFound as error:
+                if not expired(error):
+                    raise
+                # Too late to answer at all: discord.py's invoker only routes an
+                # AppCommandError to on_error, so this would end as "Task exception
+                # was never retrieved". Nothing ran and nobody can be told: a warning,
+                # as for a click in the same state (TurnController.fail).
+                log.warning("/%s: the interaction expired before it was answered",
+                            command.qualified_name)
+                return False
         return True
 
 
