@@ -11,6 +11,7 @@ __all__ = [
     "AlreadySeated",
     "BadOptions",
     "BadSeat",
+    "ConcurrentChange",
     "NoTable",
     "NotEnoughPlayers",
     "NotHost",
@@ -121,3 +122,10 @@ class TableChanged(StaleVersion):
         "Someone else changed this table at the same moment (a seat, a setting or the "
         "lobby), so nothing was done. Have a look at the table and try again."
     )
+
+
+class ConcurrentChange(TableChanged):
+    """The race was lost to another lobby change (a seat, a setting) that left the table
+    where it was: still in its status, at its version. A join, a leave or an AI seat is
+    tried again on the new revision (checked there from the start); anything else says
+    so."""

@@ -27,7 +27,14 @@ from pydantic import ValidationError
 from bot.core.loop_turns import LoopTurns
 from bot.core.store import Store, TableRecord, VersionConflict
 from bot.core.tables.agents import AgentProvider, EngineAgents
-from bot.core.tables.errors import NoTable, StaleVersion, TableChanged, TableError, UnknownGame
+from bot.core.tables.errors import (
+    ConcurrentChange,
+    NoTable,
+    StaleVersion,
+    TableChanged,
+    TableError,
+    UnknownGame,
+)
 from bot.core.tables.models import (
     ChannelOrTable,
     Clock,
@@ -414,7 +421,7 @@ class ServiceBase:
         if fresh.status != read.status:
             return TableChanged("The game started at the same moment, so nothing was done. "
                                 "Use the table's latest message.")
-        return TableChanged()
+        return ConcurrentChange()
 
     async def _save(self, t: Table, rec: TableRecord, outbox: Outbox | None = None) -> int | None:
         """Persist ``rec`` (checked against the stored revision), with ``outbox`` made
