@@ -1,0 +1,241 @@
+"""A database that cannot be written: a full disk (issue 23).
+
+On SQLite with the disk full, every refused write was logged with its traceback (520
+of them in 20 s), and with the write-ahead log filling the disk the bot refused every
+move and did not recover after a restart. Now: one clear line when the database stops
+being writable and one when it can be written again; the write-ahead log checkpointed
+while writes are refused and when they go through again; a player gets a clear private
+refusal and the table is unchanged; the bot starts on a database that is there but
+cannot be written, and says what is wrong.
+
+The full disk is simulated (no tmpfs here): either SQLite's own ``max_page_count``
+limit, which makes SQLite fail exactly as on a full disk (SQLITE_FULL, "database or
+disk is full"), or an ``sqlite3.OperationalError('database or disk is full')`` injected
+at the end of each write transaction (the work done, then the failure and the
+rollback, as a full disk does at the commit).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sqlite3
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+
+from bot.core.store import SqliteStore, StoreUnwritable, TableRecord
+from bot.core.store.sqlite import unwritable_reason
+
+T = TypeVar("T")
+
+STORE_LOG = "fabletop.store"
+
+
+def make_table(table_id: str, channel: int) -> TableRecord:
+    """A lobby row (each in its own channel: one live table per channel)."""
+    return TableRecord(
+        id=table_id,
+        channel_id=channel,
+        guild_id=1,
+        game_id="toy-nim",
+        options={},
+        seed=42,
+        status="lobby",
+        host_id=100,
+        seats=[{"index": 0, "name": "Ann", "user_id": 100, "ai_level": None}],
+    )
+
+
+class DiskFull:
+    """Makes every write transaction of ``store`` fail as a full disk does while
+    ``full`` is set (reads and checkpoints are left alone, as on a real full disk
+    where the write-ahead log's pages can still be copied into existing pages)."""
+
+    def __init__(self, store: SqliteStore) -> None:
+        self.full = False
+        self.refused = 0
+        real = SqliteStore._transaction
+
+        def transaction(conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
+            if not self.full:
+                return real(conn, work)
+
+            def fails(c: sqlite3.Connection) -> T:
+                work(c)
+                self.refused += 1
+                raise sqlite3.OperationalError("database or disk is full")
+
+            return real(conn, fails)
+
+        store._transaction = transaction  # type: ignore[method-assign]
+
+
+def store_lines(caplog: pytest.LogCaptureFixture, words: str) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.name == STORE_LOG and words in r.getMessage()]
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
+    s = SqliteStore(tmp_path / "full.db")
+    await s.open()
+    yield s
+    await s.close()
+
+
+# -- the store ---------------------------------------------------------------------------
+
+
+def test_the_errors_that_mean_the_file_cannot_be_written() -> None:
+    full = sqlite3.OperationalError("database or disk is full")
+    assert unwritable_reason(full) == "the disk is full: database or disk is full"
+    readonly = sqlite3.OperationalError("attempt to write a readonly database")
+    assert unwritable_reason(readonly) is not None
+    assert unwritable_reason(sqlite3.OperationalError("disk I/O error")) is not None
+    assert unwritable_reason(sqlite3.IntegrityError("UNIQUE constraint failed")) is None
+    assert unwritable_reason(sqlite3.OperationalError("no such table: x")) is None
+
+
+async def test_a_real_sqlite_full_error_is_one_line_each_way(
+    store: SqliteStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    """SQLite's page limit fails writes with SQLITE_FULL, as a full disk does."""
+    pages = (await store._call(lambda c: c.execute("PRAGMA page_count").fetchone()))[0]
+    await store._call(lambda c: c.execute(f"PRAGMA max_page_count={pages}").fetchone())
+    refusals = 0
+    with caplog.at_level(logging.INFO):
+        for n in range(60):
+            try:
+                await store.create_table(make_table(f"t{n}", channel=1000 + n))
+            except StoreUnwritable as exc:
+                assert "disk is full" in exc.reason
+                refusals += 1
+        assert refusals > 10
+        assert len(store_lines(caplog, "cannot be written")) == 1
+        assert store_lines(caplog, "can be written again") == []
+        # Space returns.
+        await store._call(lambda c: c.execute("PRAGMA max_page_count=1073741823").fetchone())
+        await store.create_table(make_table("after", channel=5000))
+    assert await store.get_table("after") is not None
+    assert len(store_lines(caplog, "can be written again")) == 1
+    assert len(store_lines(caplog, "cannot be written")) == 1
+    assert not any(r.exc_info for r in caplog.records)
+
+
+async def test_one_line_per_change_of_state_however_many_writes_are_refused(
+    store: SqliteStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    disk = DiskFull(store)
+    await store.create_table(make_table("t1", channel=1))
+    before = await store.get_table("t1")
+    with caplog.at_level(logging.INFO):
+        for cycle in range(2):
+            disk.full = True
+            for n in range(25):
+                with pytest.raises(StoreUnwritable):
+                    await store.create_table(make_table(f"x{cycle}{n}", channel=100 + n))
+            assert len(store_lines(caplog, "cannot be written")) == cycle + 1
+            assert len(store_lines(caplog, "can be written again")) == cycle
+            disk.full = False
+            await store.create_table(make_table(f"ok{cycle}", channel=900 + cycle))
+            assert len(store_lines(caplog, "can be written again")) == cycle + 1
+    assert disk.refused == 50
+    line = store_lines(caplog, "cannot be written")[0]
+    assert line.levelno == logging.ERROR and "disk is full" in line.getMessage()
+    assert str(store.path) in line.getMessage()
+    again = store_lines(caplog, "can be written again")[0]
+    assert "25 refused writes" in again.getMessage()
+    assert not any(r.exc_info for r in caplog.records)
+    # Nothing a refused write did stayed: the rollbacks left only what succeeded.
+    assert await store.get_table("t1") == before
+    assert sorted(await store.all_table_ids()) == ["ok0", "ok1", "t1"]
+
+
+def wal_size(store: SqliteStore) -> int:
+    wal = Path(f"{store.path}-wal")
+    return wal.stat().st_size if wal.exists() else 0
+
+
+async def test_the_write_ahead_log_is_checkpointed_while_refused_and_when_space_returns(
+    store: SqliteStore,
+) -> None:
+    # Let the log grow, as it does while a checkpoint cannot finish.
+    await store._call(lambda c: c.execute("PRAGMA wal_autocheckpoint=0").fetchone())
+    for n in range(40):
+        await store.create_table(make_table(f"t{n}", channel=n + 1))
+    assert wal_size(store) > 0
+    checkpoints: list[bool] = []
+    real = store.checkpoint
+
+    async def counted() -> bool:
+        checkpoints.append(await real())
+        return checkpoints[-1]
+
+    store.checkpoint = counted  # type: ignore[method-assign]
+    now = [1000.0]
+    store.health.clock = lambda: now[0]
+    disk = DiskFull(store)
+    disk.full = True
+    with pytest.raises(StoreUnwritable):
+        await store.create_table(make_table("x", channel=500))
+    # The first refusal gave the log's space back at once.
+    assert checkpoints == [True] and wal_size(store) == 0
+    for n in range(10):
+        with pytest.raises(StoreUnwritable):
+            await store.create_table(make_table(f"x{n}", channel=600 + n))
+    assert len(checkpoints) == 1  # not once per refused click: CHECKPOINT_EVERY apart
+    now[0] += store.CHECKPOINT_EVERY
+    with pytest.raises(StoreUnwritable):
+        await store.create_table(make_table("y", channel=700))
+    assert len(checkpoints) == 2
+    disk.full = False
+    await store.create_table(make_table("back", channel=800))
+    assert len(checkpoints) == 3 and checkpoints[-1] and wal_size(store) == 0
+    await store.create_table(make_table("later", channel=801))
+    assert len(checkpoints) == 3  # writable all along: no checkpoint of ours
+    assert len(await store.all_table_ids()) == 42
+
+
+async def test_a_store_opens_on_a_database_it_cannot_write(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "there.db"
+    first = SqliteStore(path)
+    await first.open()
+    await first.create_table(make_table("t1", channel=1))
+    await first.close()
+    store = SqliteStore(path)
+    disk = DiskFull(store)
+    disk.full = True
+    with caplog.at_level(logging.INFO):
+        await store.open()  # its schema is all there: it opens
+        try:
+            assert len(store_lines(caplog, "cannot be written")) == 1
+            assert (await store.get_table("t1")) is not None  # reads work
+            with pytest.raises(StoreUnwritable):
+                await store.create_table(make_table("t2", channel=2))
+            assert len(store_lines(caplog, "cannot be written")) == 1
+            disk.full = False
+            await store.create_table(make_table("t2", channel=2))
+            assert len(store_lines(caplog, "can be written again")) == 1
+        finally:
+            await store.close()
+    assert not any(r.exc_info for r in caplog.records)
+
+
+async def test_a_new_database_that_cannot_be_written_is_refused_at_open(tmp_path: Path) -> None:
+    """Without its schema a database is no use: opening it says why it cannot be."""
+    store = SqliteStore(tmp_path / "new.db")
+    DiskFull(store).full = True
+    with pytest.raises(StoreUnwritable, match="disk is full"):
+        await store.open()
+
+
+@contextlib.contextmanager
+def no_tracebacks(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
+    with caplog.at_level(logging.INFO):
+        yield
+    tracebacks = [r for r in caplog.records if r.exc_info]
+    assert tracebacks == [], [r.getMessage() for r in tracebacks]
