@@ -17,17 +17,21 @@ rollback, as a full disk does at the commit).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import TypeVar
 
 import pytest
 
-from bot.core.store import SqliteStore, StoreUnwritable, TableRecord
+from bot.core.store import SqliteStore, StoreUnwritable, TableRecord, utcnow
 from bot.core.store.sqlite import unwritable_reason
+from bot.core.tables import TableService
+from bot.core.tables.errors import StorageUnavailable
 
 T = TypeVar("T")
 
@@ -239,3 +243,178 @@ def no_tracebacks(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
         yield
     tracebacks = [r for r in caplog.records if r.exc_info]
     assert tracebacks == [], [r.getMessage() for r in tracebacks]
+
+
+# -- the table service -------------------------------------------------------------------
+
+CH, GUILD, ANN, BOB, CAT = 700, 1, 201, 202, 203
+
+
+@pytest.fixture
+def _toy() -> Iterator[None]:
+    from tests.toy_game import toy_registered
+
+    with toy_registered():
+        yield
+
+
+async def toy_service(path: Path) -> tuple[TableService, DiskFull]:
+    from tests.toy_game import ToyAgents
+
+    store = SqliteStore(path)
+    disk = DiskFull(store)
+    service = TableService(store, agents=ToyAgents())
+    await service.open()
+    return service, disk
+
+
+async def test_a_move_refused_for_a_full_disk_changes_nothing_and_goes_through_after(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, _toy: None
+) -> None:
+    from tests.toy_game import TOY_ID
+
+    service, disk = await toy_service(tmp_path / "svc.db")
+    try:
+        await service.create(CH, GUILD, ANN, "Ann", TOY_ID, seed=3)
+        await service.join(CH, BOB, "Bob")
+        out = await service.start(CH, ANN)
+        mover = out.table.seats[out.table.to_act[0]].user_id
+        before = await service.store.get_table(out.table.id)
+        live_before = service._live[out.table.id].rec
+        disk.full = True
+        with no_tracebacks(caplog):
+            with pytest.raises(StorageUnavailable) as refused:
+                await service.act(CH, mover, {"kind": "take", "n": 1}, out.version)
+            assert "nothing was done" in str(refused.value)
+            with pytest.raises(StorageUnavailable):
+                await service.abort(CH, ANN)
+            with pytest.raises(StorageUnavailable):
+                await service.create(CH + 1, GUILD, CAT, "Cat", TOY_ID, seed=4)
+            later = before.updated_at + timedelta(days=1)
+            with pytest.raises(StorageUnavailable):
+                await service.due_reminders(later)
+            # The reminder loop sees that every pass and logs nothing of it.
+            service.clock = lambda: later
+            loop = asyncio.create_task(service.run_reminders(poll_seconds=0.01))
+            await asyncio.sleep(0.1)
+            loop.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await loop
+            service.clock = utcnow
+        # Unchanged, in the store and in memory.
+        assert await service.store.get_table(out.table.id) == before
+        assert service._live[out.table.id].rec == live_before
+        assert await service.store.actions(out.table.id) == []
+        assert (await service.status(CH)).version == out.version
+        assert await service.store.live_table_in_channel(CH + 1) is None
+        assert len(store_lines(caplog, "cannot be written")) == 1
+        disk.full = False
+        moved = await service.act(CH, mover, {"kind": "take", "n": 1}, out.version)
+        assert moved.version == out.version + 1
+        assert [a.version for a in await service.store.actions(out.table.id)] == [1]
+        assert len(store_lines(caplog, "can be written again")) == 1
+    finally:
+        await service.close()
+
+
+async def test_lobby_changes_are_refused_as_unsaved_and_done_after(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, _toy: None
+) -> None:
+    from tests.toy_game import TOY_ID
+
+    service, disk = await toy_service(tmp_path / "lobby.db")
+    try:
+        await service.create(CH, GUILD, ANN, "Ann", TOY_ID, seed=3)
+        disk.full = True
+        with no_tracebacks(caplog):
+            for change in (
+                lambda: service.join(CH, BOB, "Bob"),
+                lambda: service.add_ai(CH, ANN),
+                lambda: service.leave(CH, ANN),
+                lambda: service.set_guild_threads(GUILD, True),
+            ):
+                with pytest.raises(StorageUnavailable):
+                    await change()
+        assert [s.user_id for s in (await service.status(CH)).seats] == [ANN]
+        assert not await service.guild_threads(GUILD)
+        disk.full = False
+        info = await service.join(CH, BOB, "Bob")
+        assert [s.user_id for s in info.seats] == [ANN, BOB]
+    finally:
+        await service.close()
+
+
+async def test_an_ai_waits_for_the_disk_and_plays_once_it_can(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, _toy: None
+) -> None:
+    from tests.toy_game import TOY_ID
+
+    service, disk = await toy_service(tmp_path / "ai.db")
+    try:
+        await service.create(CH, GUILD, ANN, "Ann", TOY_ID, seed=3)
+        await service.add_ai(CH, ANN)
+        await service.add_ai(CH, ANN)
+        await service.start(CH, ANN)
+        await service.wait_idle()
+        info = await service.status(CH)
+        assert info.to_act_users == (ANN,)
+        moved = await service.act(CH, ANN, {"kind": "take", "n": 1}, info.version)
+        # The disk fills before the AI, now to act, claims its lease.
+        disk.full = True
+        with no_tracebacks(caplog):
+            await service.wait_idle()
+            for _ in range(3):  # the timer passes start the AI again: still refused
+                await service.due_auto_passes()
+                await service.wait_idle()
+        after = await service.status(CH)
+        assert after.version == moved.version and after.to_act_users == ()
+        task = service._live[after.id].ai_task
+        assert task is not None and task.done() and task.exception() is None
+        assert disk.refused >= 4
+        assert len(store_lines(caplog, "cannot be written")) == 1
+        disk.full = False
+        await service.due_auto_passes()
+        await service.wait_idle()
+        assert (await service.status(CH)).version > moved.version
+        assert len(store_lines(caplog, "can be written again")) == 1
+    finally:
+        await service.close()
+
+
+async def test_a_service_resumes_on_a_database_it_cannot_write(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, _toy: None
+) -> None:
+    """A restart on a full disk: the service opens, its tables are there to read, and
+    its AI turns and results wait; nothing is logged but the one line."""
+    from tests.toy_game import TOY_ID
+
+    path = tmp_path / "restart.db"
+    service, _disk = await toy_service(path)
+    await service.create(CH, GUILD, ANN, "Ann", TOY_ID, seed=3)
+    await service.add_ai(CH, ANN)
+    out = await service.start(CH, ANN)
+    await service.wait_idle()
+    info = await service.status(CH)
+    await service.act(CH, ANN, {"kind": "take", "n": 1}, info.version)
+    await service.close()  # before its AI answered: the AI is to act at the restart
+    store = SqliteStore(path)
+    disk = DiskFull(store)
+    disk.full = True
+    from tests.toy_game import ToyAgents
+
+    again = TableService(store, agents=ToyAgents())
+    with no_tracebacks(caplog):
+        await again.open()
+        await again.wait_idle()
+    try:
+        resumed = await again.status(CH)
+        assert resumed.id == out.table.id and resumed.version == info.version + 1
+        task = again._live[resumed.id].ai_task
+        assert task is not None and task.done() and task.exception() is None
+        assert len(store_lines(caplog, "cannot be written")) == 1
+        disk.full = False
+        await again.due_auto_passes()
+        await again.wait_idle()
+        assert (await again.status(CH)).version > resumed.version
+    finally:
+        await again.close()

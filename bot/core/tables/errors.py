@@ -20,6 +20,7 @@ __all__ = [
     "NotSeated",
     "NotYourTurn",
     "StaleVersion",
+    "StorageUnavailable",
     "TableChanged",
     "TableError",
     "TableFull",
@@ -129,3 +130,13 @@ class ConcurrentChange(TableChanged):
     where it was: still in its status, at its version. A join, a leave or an AI seat is
     tried again on the new revision (checked there from the start); anything else says
     so."""
+
+
+class StorageUnavailable(TableError):
+    """The database cannot be written now (its disk is full, say): nothing was done,
+    and the table is as it was. The store has told the operator (one log line)."""
+
+    default_message = (
+        "I cannot save anything at the moment (my storage is full or failing), so "
+        "nothing was done and the table is as it was. Please try again in a few minutes."
+    )

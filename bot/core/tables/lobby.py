@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bot.core.store import ChannelTaken, TableRecord
+from bot.core.store import ChannelTaken, StoreUnwritable, TableRecord
 from bot.core.tables.errors import (
     AlreadyHasTable,
     AlreadySeated,
@@ -23,6 +23,7 @@ from bot.core.tables.errors import (
     NotInLobby,
     NotPlaying,
     NotSeated,
+    StorageUnavailable,
     TableError,
     TableFull,
     UnknownAILevel,
@@ -148,6 +149,8 @@ class LobbyPart(ServiceBase):
                 await self.store.create_table(rec)
             except ChannelTaken as exc:
                 raise AlreadyHasTable() from exc
+            except StoreUnwritable as exc:
+                raise StorageUnavailable() from exc
             t = Table(rec=rec, game=game)
             self._live[table_id] = t
             self._by_channel[channel_id] = table_id
@@ -495,4 +498,7 @@ class LobbyPart(ServiceBase):
         check_id(guild_id, "server")
         settings = await self.store.guild_settings(guild_id)
         settings["threads"] = bool(on)
-        await self.store.save_guild_settings(guild_id, settings)
+        try:
+            await self.store.save_guild_settings(guild_id, settings)
+        except StoreUnwritable as exc:
+            raise StorageUnavailable() from exc
