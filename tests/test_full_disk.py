@@ -24,7 +24,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
 import pytest
 
@@ -418,3 +418,191 @@ async def test_a_service_resumes_on_a_database_it_cannot_write(
         assert (await again.status(CH)).version > resumed.version
     finally:
         await again.close()
+
+
+# -- the Discord bot ---------------------------------------------------------------------
+
+
+async def test_a_player_is_told_privately_and_the_game_goes_on_after(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from tests.discord_fakes import (
+        ANN as P1,
+    )
+    from tests.discord_fakes import (
+        BOB as P2,
+    )
+    from tests.discord_fakes import (
+        CHANNEL_ID,
+        answer,
+        close_harness,
+        make_harness,
+        reply_text,
+    )
+
+    h = await make_harness(tmp_path / "bot.db")
+    try:
+        assert isinstance(h.service.store, SqliteStore)
+        disk = DiskFull(h.service.store)
+        await h.slash("table new", P1, uname="Ann", game="treasure")
+        await h.slash("table join", P2, uname="Bob")
+        await h.slash("table start", P1)
+        info = await h.service.status(CHANNEL_ID)
+        mover = info.to_act_users[0]
+        board = h.fake.last_prompt()
+        tile = board.custom_ids[0]
+        sent = await h.click(tile, mover, message=board)
+        menu = answer(sent)
+        assert menu.ephemeral and menu.custom_ids
+        posts = len(h.fake.channel_messages())
+        disk.full = True
+        with no_tracebacks(caplog):
+            sent = await h.click(menu.custom_ids[0], mover, message=menu)
+            await h.service.wait_idle()
+            await h.fake.settle()
+            assert "cannot save anything" in reply_text(sent) and answer(sent).ephemeral
+            sent = await h.slash(
+                "table new", P2, uname="Bob", game="treasure", channel_id=CHANNEL_ID + 1
+            )
+            assert "cannot save anything" in reply_text(sent) and answer(sent).ephemeral
+        assert len(h.fake.channel_messages()) == posts  # nothing was announced
+        assert (await h.service.status(CHANNEL_ID)).version == info.version
+        assert len(store_lines(caplog, "cannot be written")) == 1
+        disk.full = False
+        sent = await h.click(menu.custom_ids[0], mover, message=menu)
+        await h.service.wait_idle()
+        await h.fake.settle()
+        assert (await h.service.status(CHANNEL_ID)).version == info.version + 1
+        assert len(store_lines(caplog, "can be written again")) == 1
+    finally:
+        await close_harness(h)
+
+
+def fill_every_disk(monkeypatch: pytest.MonkeyPatch) -> DiskFull:
+    """Every SqliteStore made from now on (the bot makes its own) finds its disk full."""
+    holder = SqliteStore(":memory:")
+    disk = DiskFull(holder)
+    monkeypatch.setattr(SqliteStore, "_transaction", staticmethod(holder._transaction))
+    return disk
+
+
+async def test_the_bot_starts_on_a_database_it_cannot_write_and_catches_up_after(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A restart on a full disk: a game whose start was committed but not yet announced
+    (an undelivered outbox) waits; the bot starts, answers, and announces it once the
+    database can be written."""
+    from bot.core.settings import Settings
+    from bot.messages.client import FabletopBot
+    from tests.discord_fakes import (
+        ANN as P1,
+    )
+    from tests.discord_fakes import (
+        BOB as P2,
+    )
+    from tests.discord_fakes import (
+        CHANNEL_ID,
+        FakeDiscord,
+        answer,
+        fake_renderer,
+        reply_text,
+    )
+
+    path = tmp_path / "bot.db"
+    service = await TableService.open_sqlite(path, reminder_minutes=0)
+    await service.create(CHANNEL_ID, GUILD, P1, "Ann", "treasure", seed=7)
+    await service.join(CHANNEL_ID, P2, "Bob")
+    await service.start(CHANNEL_ID, P1)  # its outbox is left undelivered: no bot ran
+    await service.close()
+
+    disk = fill_every_disk(monkeypatch)
+    disk.full = True
+    settings = Settings(_env_file=None, DATABASE_PATH=str(path), REMINDER_MINUTES="0")
+    bot = FabletopBot(settings, renderer=fake_renderer([]), start_reminders=False)
+    fake = FakeDiscord()
+    try:
+        with no_tracebacks(caplog):
+            await fake.login(bot)
+            await fake.settle()
+            sent = await fake.dispatch(
+                bot, fake.slash_payload(bot, "table status", user_id=P2, name="Bob")
+            )
+            assert "Save the Treasure" in reply_text(sent) and answer(sent).ephemeral
+        assert fake.channel_messages() == []  # not announced (it could not be marked)
+        assert len(store_lines(caplog, "cannot be written")) == 1
+        disk.full = False
+        assert await bot.deliver_undelivered() == 1
+        await fake.settle()
+        assert any("begins!" in m.content for m in fake.channel_messages())
+        assert len(store_lines(caplog, "can be written again")) == 1
+        assert await bot.deliver_undelivered() == 0  # marked delivered this time
+    finally:
+        await bot.close()
+        await fake.cleanup()
+
+
+def test_fabletop_run_says_in_one_line_why_a_new_database_cannot_be_set_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import asyncio as aio
+
+    import bot.messages.client as client
+    from bot.core.settings import Settings
+    from tests.discord_fakes import FakeDiscord
+
+    fake, real = FakeDiscord(), client.create_bot
+
+    def create_bot(settings: Settings, **kwargs: object) -> client.FabletopBot:
+        made = real(settings, **kwargs)  # logging in against the fake Discord
+        made.http.request = fake.http_request  # type: ignore[method-assign]
+        return made
+
+    monkeypatch.setattr(client, "create_bot", create_bot)
+    # run_bot wraps the gateway's reading loop for the process: undone after the test.
+    from discord.gateway import DiscordWebSocket
+
+    monkeypatch.setattr(DiscordWebSocket, "poll_event", DiscordWebSocket.poll_event)
+    fill_every_disk(monkeypatch).full = True
+    settings = Settings(
+        _env_file=None, DATABASE_PATH=str(tmp_path / "new.db"), DISCORD_TOKEN="x.y.z"
+    )
+    run_bot = client.run_bot
+    assert aio.run(run_bot(settings)) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot be written" in err[0] and "disk is full" in err[0]
+    assert str(tmp_path / "new.db") in err[0]
+
+
+async def test_a_refused_write_outside_a_table_operation_is_answered_without_a_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A store write a front-end makes itself (a delivery's bookkeeping during a click):
+    not known to have done nothing, so the answer says what it can, and nothing more is
+    logged than the store's own line."""
+    from bot.messages.clicks import TurnController
+    from bot.messages.replies import UNSAVED
+
+    said: list[str] = []
+
+    class Followup:
+        @staticmethod
+        async def send(text: str, **_: object) -> None:
+            said.append(text)
+
+    class Response:
+        @staticmethod
+        def is_done() -> bool:
+            return True
+
+    class Clicked:
+        guild_id = GUILD
+        response = Response()
+        followup = Followup()
+        extras: ClassVar[dict[str, object]] = {}
+
+    controller = TurnController.__new__(TurnController)
+    refused = StoreUnwritable("the disk is full: database or disk is full")
+    with no_tracebacks(caplog):
+        await controller.fail(Clicked(), refused, "click t1 on table t")  # type: ignore[arg-type]
+    assert said == [UNSAVED]
+    assert caplog.records == []

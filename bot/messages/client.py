@@ -37,12 +37,13 @@ from discord.gateway import DiscordWebSocket
 
 from bot.core.collector import Collector
 from bot.core.settings import Settings
+from bot.core.store import StoreUnwritable
 from bot.core.tables import Outbox, TableService, UserError
 from bot.messages import gateway_turns
 from bot.messages.clicks import TurnController
 from bot.messages.delivery import Delivery, Renderer
 from bot.messages.render_pool import RenderPool
-from bot.messages.replies import apology, expired, private
+from bot.messages.replies import UNSAVED, apology, expired, private, unsaved
 from bot.messages.ui.forms import FORM_TEMPLATE, form_text
 from bot.messages.ui.ids import BUTTON_TEMPLATE, SELECT_TEMPLATE
 from bot.messages.ui.items import GameButton, GameSelect
@@ -118,7 +119,7 @@ class FabletopTree(app_commands.CommandTree):
             name = interaction.command.qualified_name if interaction.command else "?"
             log.warning("/%s: the interaction expired before it was answered", name)
             return
-        message = user_message(error)
+        message = UNSAVED if unsaved(error) else user_message(error)
         if message is None:
             command = interaction.command.qualified_name if interaction.command else "?"
             original = getattr(error, "original", error)
@@ -292,6 +293,8 @@ class FabletopBot(commands.Bot):
         self.service.owner = f"{self._owner}:ai"
         try:
             freed = await self.service.store.release_claims(f"{self._identity}:")
+        except StoreUnwritable:
+            freed = 0  # the store said why, once; the claims run out by themselves
         except Exception:
             log.exception("could not take back the claims of an earlier run")
         else:
@@ -341,7 +344,13 @@ class FabletopBot(commands.Bot):
         for record in await store.undelivered_outboxes():
             if record.created_at > cutoff:
                 continue  # still on its way through this or another process
-            if not await store.claim_outbox(record.id, self._owner, OUTBOX_LEASE):
+            try:
+                claimed = await store.claim_outbox(record.id, self._owner, OUTBOX_LEASE)
+            except StoreUnwritable:
+                # Delivered without its claim it could not be marked done either: it
+                # waits, with the rest, for the sweep after the database is writable.
+                break
+            if not claimed:
                 continue
             outbox = Outbox.from_json(record.payload, record.id)
             try:
@@ -532,6 +541,13 @@ async def run_bot(settings: Settings, *, sync: bool = False) -> int:
                      "developer portal (Bot -> Privileged Gateway Intents).")
     except OSError as exc:  # no network, DNS, a refused connection (aiohttp's are OSErrors)
         return _fail(_unreachable(settings, exc))
+    except StoreUnwritable as exc:
+        # Only a database without its whole schema stops the start: one that has it
+        # opens unwritable, and the store's log line says what is wrong.
+        where = "PostgreSQL" if settings.database_url else str(settings.database_path)
+        return _fail(f"fabletop: the database {where} cannot be written "
+                     f"({exc.reason}), and it must be to set up its tables. Free space on "
+                     "its disk (or make it writable) and start again.")
     finally:
         refresh.cancel()
         collector.uninstall()
