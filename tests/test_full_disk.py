@@ -24,7 +24,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import pytest
 
@@ -32,6 +32,7 @@ from bot.core.store import SqliteStore, StoreUnwritable, TableRecord, utcnow
 from bot.core.store.sqlite import unwritable_reason
 from bot.core.tables import TableService
 from bot.core.tables.errors import StorageUnavailable
+from tests.conftest import Backend
 
 T = TypeVar("T")
 
@@ -606,3 +607,89 @@ async def test_a_refused_write_outside_a_table_operation_is_answered_without_a_t
         await controller.fail(Clicked(), refused, "click t1 on table t")  # type: ignore[arg-type]
     assert said == [UNSAVED]
     assert caplog.records == []
+
+
+# -- both backends -----------------------------------------------------------------------
+
+
+class ReadOnlyServer:
+    """PostgreSQL refusing every write, for real: while ``full`` is set each of the
+    store's connections runs its work read-only (``SET TRANSACTION READ ONLY``), and the
+    server answers a write with 25006, as it does a database set read-only; a server
+    whose disk is full answers 53100 (DiskFullError), which the store takes the same
+    way (tests below)."""
+
+    def __init__(self, store: Any) -> None:
+        self.full = False
+        real = store._run
+
+        async def run(work: Callable[[Any], Any], *, transaction: bool = False) -> Any:
+            if not self.full:
+                return await real(work, transaction=transaction)
+
+            async def read_only(conn: Any) -> Any:
+                if conn.is_in_transaction():
+                    await conn.execute("SET TRANSACTION READ ONLY")
+                    return await work(conn)
+                await conn.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+                try:
+                    return await work(conn)
+                finally:
+                    await conn.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE")
+
+            return await real(read_only, transaction=transaction)
+
+        store._run = run
+
+
+def refuse_writes(store: Any) -> DiskFull | ReadOnlyServer:
+    return DiskFull(store) if isinstance(store, SqliteStore) else ReadOnlyServer(store)
+
+
+async def test_on_both_backends_a_refused_move_is_one_line_each_way_and_changes_nothing(
+    backend: Backend, caplog: pytest.LogCaptureFixture, _toy: None
+) -> None:
+    from tests.toy_game import TOY_ID, ToyAgents
+
+    store = backend.store()
+    disk = refuse_writes(store)
+    service = TableService(store, agents=ToyAgents())
+    await service.open()
+    try:
+        await service.create(CH, GUILD, ANN, "Ann", TOY_ID, seed=3)
+        await service.join(CH, BOB, "Bob")
+        out = await service.start(CH, ANN)
+        mover = out.table.seats[out.table.to_act[0]].user_id
+        before = await store.get_table(out.table.id)
+        disk.full = True
+        with no_tracebacks(caplog):
+            for _ in range(3):
+                with pytest.raises(StorageUnavailable):
+                    await service.act(CH, mover, {"kind": "take", "n": 1}, out.version)
+            with pytest.raises(StorageUnavailable):
+                await service.create(CH + 1, GUILD, CAT, "Cat", TOY_ID, seed=4)
+            with pytest.raises(StoreUnwritable):
+                await store.set_dm_closed(ANN, True)  # a single-statement write too
+        assert await store.get_table(out.table.id) == before
+        assert await store.actions(out.table.id) == []
+        assert not await store.dm_closed(ANN)
+        lines = store_lines(caplog, "cannot be written")
+        assert len(lines) == 1 and lines[0].levelno == logging.ERROR
+        disk.full = False
+        moved = await service.act(CH, mover, {"kind": "take", "n": 1}, out.version)
+        assert moved.version == out.version + 1
+        assert len(store_lines(caplog, "can be written again")) == 1
+        assert "5 refused writes" in store_lines(caplog, "can be written again")[0].getMessage()
+    finally:
+        await service.close()
+
+
+def test_a_postgresql_server_out_of_disk_is_a_refusal_to_write() -> None:
+    import asyncpg
+
+    from bot.core.store.postgres import unwritable_reason as pg_reason
+
+    assert pg_reason(asyncpg.DiskFullError("could not extend file")) is not None
+    assert "disk is full" in pg_reason(asyncpg.DiskFullError("x"))  # type: ignore[operator]
+    assert pg_reason(asyncpg.ReadOnlySQLTransactionError("read-only")) is not None
+    assert pg_reason(asyncpg.UniqueViolationError("dup")) is None

@@ -356,6 +356,8 @@ class FabletopBot(commands.Bot):
             try:
                 await self.delivery.deliver(await self.service.rehydrate(outbox))
                 sent += 1
+            except StoreUnwritable:
+                break  # the store said why, once: the sweep tries again
             except Exception:
                 log.exception("delivering outbox %s failed; it will be tried again", record.id)
         return sent
