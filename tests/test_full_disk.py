@@ -693,3 +693,80 @@ def test_a_postgresql_server_out_of_disk_is_a_refusal_to_write() -> None:
     assert "disk is full" in pg_reason(asyncpg.DiskFullError("x"))  # type: ignore[operator]
     assert pg_reason(asyncpg.ReadOnlySQLTransactionError("read-only")) is not None
     assert pg_reason(asyncpg.UniqueViolationError("dup")) is None
+
+
+# -- a real limit on the write-ahead log -----------------------------------------------
+
+WAL_FILLS_THE_DISK = r"""
+import asyncio, resource, signal, sys
+from pathlib import Path
+from bot.core.store import SqliteStore, StoreUnwritable
+from tests.test_full_disk import make_table
+
+async def main(path: str, checkpoints: bool) -> None:
+    store = SqliteStore(path)
+    await store.open()
+    if not checkpoints:
+        store.CHECKPOINT_EVERY = 1e9
+        store._next_checkpoint = 1e18
+    # The log grows as when a checkpoint cannot finish, until the file limit stops it.
+    await store._call(lambda c: c.execute("PRAGMA wal_autocheckpoint=0").fetchone())
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (400_000, resource.RLIM_INFINITY))
+    n = 0
+    while True:
+        n += 1
+        try:
+            await store.create_table(make_table(f"t{n}", channel=n))
+        except StoreUnwritable:
+            break
+    after = []
+    for m in range(5):
+        try:
+            await store.create_table(make_table(f"after{m}", channel=10_000 + m))
+            after.append(True)
+        except StoreUnwritable:
+            after.append(False)
+    wal = Path(f"{path}-wal")
+    print(n, after, wal.stat().st_size if wal.exists() else 0)
+    await store.close()
+
+asyncio.run(main(sys.argv[1], sys.argv[2] == "yes"))
+"""
+
+
+@pytest.mark.parametrize("checkpoints", [True, False])
+def test_a_write_ahead_log_that_filled_its_disk_is_given_back_without_a_restart(
+    tmp_path: Path, checkpoints: bool
+) -> None:
+    """A real limit, in a child process: RLIMIT_FSIZE stops the write-ahead log growing
+    (SQLite fails the write as it does on a full disk). With the store's checkpoint on
+    refusal the very next write goes through; without it (the code before issue 23),
+    every write after stays refused."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            WAL_FILLS_THE_DISK,
+            str(tmp_path / "wal.db"),
+            "yes" if checkpoints else "no",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parent.parent,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    written, after = done.stdout.split(" ", 1)
+    assert int(written) > 5  # the log filled its limit first (each table: a few pages)
+    if checkpoints:
+        assert "[True, True, True, True, True]" in after
+        assert done.stderr.count("cannot be written") == 1
+        assert done.stderr.count("can be written again") == 1
+    else:
+        assert "[False, False, False, False, False]" in after
+        assert done.stderr.count("cannot be written") == 1
+        assert "can be written again" not in done.stderr
