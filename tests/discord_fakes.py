@@ -202,6 +202,10 @@ class FakeDiscord:
         self._baseline: set[asyncio.Task[Any]] = set()
         self.interactions: dict[int, dict[str, Any]] = {}
         """interaction id -> its payload (where its follow-ups and edits go)."""
+        self.expired: set[int] = set()
+        """Interaction ids whose token Discord no longer knows: every response or
+        follow-up of them fails with 10062 Unknown interaction (its 3 seconds were over
+        before the bot answered)."""
 
     # -- installing ---------------------------------------------------------------
 
@@ -528,6 +532,13 @@ class _Adapter(AsyncWebhookAdapter):
             await asyncio.sleep(self.fake.webhook_latency)
         iid = int(route.webhook_id) if route.webhook_id is not None else None
         token = route.webhook_token or ""
+        expired_id = iid if path.endswith("/callback") else (
+            int(token.split("-", 1)[1]) if token.startswith("token-") else None)
+        if expired_id in self.fake.expired:
+            raise discord.NotFound(
+                _FakeResponse(404, "Not Found"),  # type: ignore[arg-type]
+                {"code": 10062, "message": "Unknown interaction"},
+            )
         if path.endswith("/callback"):
             self.fake.sent.append(
                 Sent("callback", route.method, path, data, blobs, interaction_id=iid,

@@ -40,7 +40,7 @@ from bot.core.tables import (
 from bot.messages.delivery import CANNOT_POST
 from bot.messages.delivery.hands import REFRESH
 from bot.messages.lobby_clicks import LOBBY_PREFIX, LobbyClicks
-from bot.messages.replies import apology, expired, log_fault, private
+from bot.messages.replies import UNSAVED, apology, expired, log_fault, private, unsaved
 from bot.messages.ui.forms import TextForm
 from bot.messages.ui.items import OTHER_CHANNEL, build_view, from_elsewhere
 from bot.messages.ui.texts import quote
@@ -129,6 +129,9 @@ class TurnController:
             return
         if isinstance(exc, NoTable):
             await private(interaction, "This table no longer exists.")
+            return
+        if unsaved(exc):
+            await private(interaction, UNSAVED)
             return
         if isinstance(exc, UserError):
             text = str(exc)

@@ -37,12 +37,13 @@ from discord.gateway import DiscordWebSocket
 
 from bot.core.collector import Collector
 from bot.core.settings import Settings
+from bot.core.store import StoreUnwritable
 from bot.core.tables import Outbox, TableService, UserError
 from bot.messages import gateway_turns
 from bot.messages.clicks import TurnController
 from bot.messages.delivery import Delivery, Renderer
 from bot.messages.render_pool import RenderPool
-from bot.messages.replies import apology, expired, private
+from bot.messages.replies import UNSAVED, apology, expired, private, unsaved
 from bot.messages.ui.forms import FORM_TEMPLATE, form_text
 from bot.messages.ui.ids import BUTTON_TEMPLATE, SELECT_TEMPLATE
 from bot.messages.ui.items import GameButton, GameSelect
@@ -118,7 +119,7 @@ class FabletopTree(app_commands.CommandTree):
             name = interaction.command.qualified_name if interaction.command else "?"
             log.warning("/%s: the interaction expired before it was answered", name)
             return
-        message = user_message(error)
+        message = UNSAVED if unsaved(error) else user_message(error)
         if message is None:
             command = interaction.command.qualified_name if interaction.command else "?"
             original = getattr(error, "original", error)
@@ -138,7 +139,18 @@ class FabletopTree(app_commands.CommandTree):
                 and command.extras.get("answer") != "at once"):
             # Acknowledged before the command reads a table: a busy store or table lock
             # must never eat Discord's 3 seconds (see bot.messages.replies.AT_ONCE).
-            await interaction.response.defer(ephemeral=True, thinking=True)
+            try:
+                await interaction.response.defer(ephemeral=True, thinking=True)
+            except discord.NotFound as error:
+                if not expired(error):
+                    raise
+                # Too late to answer at all: discord.py's invoker only routes an
+                # AppCommandError to on_error, so this would end as "Task exception
+                # was never retrieved". Nothing ran and nobody can be told: a warning,
+                # as for a click in the same state (TurnController.fail).
+                log.warning("/%s: the interaction expired before it was answered",
+                            command.qualified_name)
+                return False
         return True
 
 
@@ -281,6 +293,8 @@ class FabletopBot(commands.Bot):
         self.service.owner = f"{self._owner}:ai"
         try:
             freed = await self.service.store.release_claims(f"{self._identity}:")
+        except StoreUnwritable:
+            freed = 0  # the store said why, once; the claims run out by themselves
         except Exception:
             log.exception("could not take back the claims of an earlier run")
         else:
@@ -330,12 +344,20 @@ class FabletopBot(commands.Bot):
         for record in await store.undelivered_outboxes():
             if record.created_at > cutoff:
                 continue  # still on its way through this or another process
-            if not await store.claim_outbox(record.id, self._owner, OUTBOX_LEASE):
+            try:
+                claimed = await store.claim_outbox(record.id, self._owner, OUTBOX_LEASE)
+            except StoreUnwritable:
+                # Delivered without its claim it could not be marked done either: it
+                # waits, with the rest, for the sweep after the database is writable.
+                break
+            if not claimed:
                 continue
             outbox = Outbox.from_json(record.payload, record.id)
             try:
                 await self.delivery.deliver(await self.service.rehydrate(outbox))
                 sent += 1
+            except StoreUnwritable:
+                break  # the store said why, once: the sweep tries again
             except Exception:
                 log.exception("delivering outbox %s failed; it will be tried again", record.id)
         return sent
@@ -521,6 +543,13 @@ async def run_bot(settings: Settings, *, sync: bool = False) -> int:
                      "developer portal (Bot -> Privileged Gateway Intents).")
     except OSError as exc:  # no network, DNS, a refused connection (aiohttp's are OSErrors)
         return _fail(_unreachable(settings, exc))
+    except StoreUnwritable as exc:
+        # Only a database without its whole schema stops the start: one that has it
+        # opens unwritable, and the store's log line says what is wrong.
+        where = "PostgreSQL" if settings.database_url else str(settings.database_path)
+        return _fail(f"fabletop: the database {where} cannot be written "
+                     f"({exc.reason}), and it must be to set up its tables. Free space on "
+                     "its disk (or make it writable) and start again.")
     finally:
         refresh.cancel()
         collector.uninstall()

@@ -14,9 +14,12 @@ from typing import Any
 
 import discord
 
+from bot.core.store import StoreUnwritable
+
 __all__ = [
     "AT_ONCE",
     "INTERNAL_ERROR",
+    "UNSAVED",
     "acknowledge",
     "answered",
     "apology",
@@ -24,6 +27,7 @@ __all__ = [
     "expired",
     "log_fault",
     "private",
+    "unsaved",
 ]
 
 log = logging.getLogger("fabletop.errors")
@@ -49,6 +53,19 @@ def apology(error: BaseException, what: str) -> str:
     """Log a fault of ours with a short reference, and the plain apology quoting it
     (the user sees no internal detail, the operator finds the traceback)."""
     return f"{INTERNAL_ERROR} (Reference {log_fault(error, what)}.)"
+
+
+UNSAVED = ("I could not save everything just now (my storage is full or failing). "
+           "Have a look at the table, and try again in a few minutes if something is "
+           "missing.")
+"""For a write refused outside a table operation (those say "nothing was done"): what
+went through before it is not known here."""
+
+
+def unsaved(error: BaseException) -> bool:
+    """Whether ``error`` is the database refusing a write (a full disk): the store has
+    logged it once, so it is answered with :data:`UNSAVED` and not logged again."""
+    return isinstance(getattr(error, "original", error), StoreUnwritable)
 
 
 UNKNOWN_INTERACTION = 10062

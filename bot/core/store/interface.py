@@ -19,6 +19,7 @@ __all__ = [
     "ResultRecord",
     "Store",
     "StoreError",
+    "StoreUnwritable",
     "TableRecord",
     "TurnMessage",
     "VersionConflict",
@@ -32,6 +33,16 @@ def utcnow() -> datetime:
 
 class StoreError(Exception):
     """Base of store errors (not user-facing: the service translates them)."""
+
+
+class StoreUnwritable(StoreError):
+    """The database cannot be written now (its disk is full, it is read-only, an I/O
+    error): nothing was written. ``reason`` says which, in words for an operator; the
+    store has logged the change of state once (:mod:`bot.core.store.health`)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 class VersionConflict(StoreError):

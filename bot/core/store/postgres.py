@@ -64,6 +64,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import asyncpg
 
+from bot.core.store.health import WriteHealth
 from bot.core.store.interface import RESULT_COLUMNS as _RESULT_COLUMNS
 from bot.core.store.interface import (
     ActionRecord,
@@ -75,6 +76,7 @@ from bot.core.store.interface import (
     ResultRecord,
     Store,
     StoreError,
+    StoreUnwritable,
     TableRecord,
     TurnMessage,
     VersionConflict,
@@ -164,6 +166,23 @@ def _ts(value: datetime | None) -> datetime | None:
 def _count(status: str) -> int:
     """The row count of a command tag (``UPDATE 1``, ``INSERT 0 1``, ``DELETE 0``)."""
     return int(status.rsplit(" ", 1)[-1])
+
+
+_UNWRITABLE: tuple[tuple[type[BaseException], str], ...] = (
+    (asyncpg.DiskFullError, "the server's disk is full"),
+    (asyncpg.InsufficientResourcesError, "the server is out of resources"),
+    (asyncpg.ReadOnlySQLTransactionError, "the database is read-only"),
+)
+"""What the server says when it cannot write now (SQLSTATE 53xxx, 25006), as
+:class:`StoreUnwritable`: one log line per change, a clear refusal for the player."""
+
+
+def unwritable_reason(exc: BaseException) -> str | None:
+    """Why ``exc`` says the database cannot be written now, or ``None``."""
+    for kind, reason in _UNWRITABLE:
+        if isinstance(exc, kind):
+            return f"{reason}: {_describe(exc)}"
+    return None
 
 
 def _describe(exc: BaseException) -> str:
@@ -330,6 +349,8 @@ class PostgresStore(Store):
         self._pool: asyncpg.Pool | None = None
         self.applied_at_open: tuple[int, ...] = ()
         """The migrations the last :meth:`open` applied itself (not found recorded)."""
+        self.health = WriteHealth(self._where)
+        """Whether writes go through (one log line per change: :mod:`.health`)."""
 
     def __repr__(self) -> str:
         schema = f" schema={self.schema!r}" if self.schema is not None else ""
@@ -360,15 +381,29 @@ class PostgresStore(Store):
                 async with conn.transaction():
                     return await work(conn)
         except _DRIVER_ERRORS as exc:
+            reason = unwritable_reason(exc)
+            if reason is not None:
+                raise StoreUnwritable(reason) from exc
             raise StoreError(_describe(exc)) from exc
 
     async def _write(self, work: Callable[[Connection], Awaitable[T]]) -> T:
-        """``work`` as one transaction."""
-        return await self._run(work, transaction=True)
+        """``work`` as one transaction; a refusal to write is told once (``health``),
+        and its end too."""
+        return await self._told(self._run(work, transaction=True))
+
+    async def _told(self, write: Awaitable[T]) -> T:
+        """Await a write, keeping ``health`` (its one line per change) up to date."""
+        try:
+            result = await write
+        except StoreUnwritable as exc:
+            self.health.failed(exc.reason)
+            raise
+        self.health.succeeded()
+        return result
 
     async def _execute(self, sql: str, *args: Any) -> str:
-        """One statement, its own transaction; returns the command tag."""
-        return await self._run(lambda conn: conn.execute(sql, *args))
+        """One statement (a write), its own transaction; returns the command tag."""
+        return await self._told(self._run(lambda conn: conn.execute(sql, *args)))
 
     async def _fetch(self, sql: str, *args: Any) -> list[tuple[Any, ...]]:
         rows = await self._run(lambda conn: conn.fetch(sql, *args))
@@ -481,7 +516,7 @@ class PostgresStore(Store):
             except asyncpg.IntegrityConstraintViolationError as exc:
                 raise ChannelTaken(_describe(exc)) from exc  # as SQLite (module doc)
 
-        await self._run(work)
+        await self._told(self._run(work))
 
     @staticmethod
     async def _update(conn: Connection, rec: TableRecord,
@@ -541,7 +576,8 @@ class PostgresStore(Store):
             return await self._add_outbox(conn, rec, outbox)
 
         # Without an outbox or journal row the update is a single statement: no BEGIN.
-        return await self._run(work, transaction=outbox is not None or bool(journal_rows))
+        return await self._told(
+            self._run(work, transaction=outbox is not None or bool(journal_rows)))
 
     async def commit_action(
         self,

@@ -9,7 +9,12 @@ one transaction, and a move costs a single hop to the database thread instead of
 The schema is :data:`bot.core.store.migrations.MIGRATIONS`, applied at :meth:`SqliteStore.open`
 one migration per ``BEGIN IMMEDIATE`` transaction that first checks whether another
 process has recorded it meanwhile, so any number of processes may open one file at once.
-SQLite errors never leave the store: they become :class:`StoreError`.
+SQLite errors never leave the store: they become :class:`StoreError`, and the ones that
+say the file cannot be written now (a full disk, a read-only file, an I/O error)
+:class:`StoreUnwritable`, logged once per change of state (:mod:`bot.core.store.health`).
+While writes are refused the store checkpoints the write-ahead log now and then (when
+the WAL is what filled the disk, that gives its space back), and once one succeeds again
+it checkpoints it to its smallest, so the file the full disk left large shrinks.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
+from bot.core.store.health import WriteHealth
 from bot.core.store.interface import RESULT_COLUMNS as _RESULT_COLUMNS
 from bot.core.store.interface import (
     ActionRecord,
@@ -36,6 +42,7 @@ from bot.core.store.interface import (
     ResultRecord,
     Store,
     StoreError,
+    StoreUnwritable,
     TableRecord,
     TurnMessage,
     VersionConflict,
@@ -168,6 +175,31 @@ _UPSERT_TURN = (
 
 _BUSY_MS = 5000
 
+_UNWRITABLE_CODES = {
+    sqlite3.SQLITE_FULL: "the disk is full",
+    sqlite3.SQLITE_READONLY: "the database is read-only",
+    sqlite3.SQLITE_IOERR: "a disk I/O error",
+}
+_UNWRITABLE_WORDS = {
+    "database or disk is full": "the disk is full",
+    "readonly database": "the database is read-only",
+    "disk i/o error": "a disk I/O error",
+}
+
+
+def unwritable_reason(exc: BaseException) -> str | None:
+    """Why ``exc`` says the file cannot be written now, in an operator's words, or
+    ``None`` for any other error (a bug, a constraint). By SQLite's primary result code
+    when the driver gives one (extended I/O codes included), else by its message."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int) and code & 0xFF in _UNWRITABLE_CODES:
+        return f"{_UNWRITABLE_CODES[code & 0xFF]}: {exc}"
+    text = str(exc).lower()
+    for words, reason in _UNWRITABLE_WORDS.items():
+        if words in text:
+            return f"{reason}: {exc}"
+    return None
+
 
 def _enter_wal(conn: sqlite3.Connection) -> None:
     """``PRAGMA journal_mode=WAL``, retried: when several processes open a new file at
@@ -215,6 +247,9 @@ class SqliteStore(Store):
         self._db: aiosqlite.Connection | None = None
         self.applied_at_open: tuple[int, ...] = ()
         """The migrations the last :meth:`open` applied itself (not found recorded)."""
+        self.health = WriteHealth(str(self.path))
+        """Whether writes go through (one log line per change: :mod:`.health`)."""
+        self._next_checkpoint = 0.0
 
     def __repr__(self) -> str:
         return f"<SqliteStore {str(self.path)!r}>"
@@ -226,12 +261,19 @@ class SqliteStore(Store):
             raise StoreError("The store is not open.")
         return self._db
 
+    CHECKPOINT_EVERY = 5.0
+    """Seconds between two checkpoints tried while writes are refused (each one copies
+    the write-ahead log into the file: not on every refused click)."""
+
     async def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn(connection)`` whole in the connection's thread."""
         db = self.db
         try:
             return await db._execute(fn, db._conn)  # one hop, never interleaved
         except sqlite3.Error as exc:
+            reason = unwritable_reason(exc)
+            if reason is not None:
+                raise StoreUnwritable(reason) from exc
             raise StoreError(f"{type(exc).__name__}: {exc}") from exc
 
     @staticmethod
@@ -250,8 +292,35 @@ class SqliteStore(Store):
         return result
 
     async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        """``work`` as one transaction, in one hop."""
-        return await self._call(lambda conn: self._transaction(conn, work))
+        """``work`` as one transaction, in one hop; a refusal to write is told once
+        (``health``), and its end too, with the checkpoints that give the disk back."""
+        try:
+            result = await self._call(lambda conn: self._transaction(conn, work))
+        except StoreUnwritable as exc:
+            self.health.failed(exc.reason)
+            now = self.health.clock()
+            if now >= self._next_checkpoint:
+                # When the write-ahead log is what filled the disk, copying it into
+                # the file and truncating it frees the space the next write needs.
+                self._next_checkpoint = now + self.CHECKPOINT_EVERY
+                await self.checkpoint()
+            raise
+        if self.health.succeeded():
+            self._next_checkpoint = 0.0
+            await self.checkpoint()  # the log grew while full: back to its smallest
+        return result
+
+    async def checkpoint(self) -> bool:
+        """Copy the write-ahead log into the database file and truncate it to nothing
+        (``PRAGMA wal_checkpoint(TRUNCATE)``); true if it went all the way (no reader
+        held it back, the file could grow). Never raises: it is only ever an attempt
+        to give space back."""
+        try:
+            row = await self._call(
+                lambda conn: conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone())
+        except StoreError:
+            return False
+        return row is not None and int(row[0]) == 0
 
     # -- opening and migrations -------------------------------------------------
 
@@ -266,24 +335,42 @@ class SqliteStore(Store):
             raise StoreError("This aiosqlite version is not supported (needs >= 0.20).")
         self._db = db
 
-        def setup(conn: sqlite3.Connection) -> tuple[int, ...]:
+        def setup(conn: sqlite3.Connection) -> tuple[tuple[int, ...], str | None]:
             conn.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
             _enter_wal(conn)
             conn.execute(f"PRAGMA synchronous={self.synchronous}")
             conn.execute("PRAGMA foreign_keys=ON")
-            self._transaction(conn, self._prepare)
-            applied = []
-            for migration in MIGRATIONS:
-                if self._transaction(conn, lambda c, m=migration: self._migrate(c, m)):
-                    applied.append(migration.version)
-            return tuple(applied)
+            applied: list[int] = []
+            try:
+                self._transaction(conn, self._prepare)
+                for migration in MIGRATIONS:
+                    if self._transaction(conn, lambda c, m=migration: self._migrate(c, m)):
+                        applied.append(migration.version)
+            except sqlite3.Error as exc:
+                reason = unwritable_reason(exc)
+                if reason is None or not self._schema_complete(conn):
+                    raise
+                # The database is there with its whole schema, only it cannot be
+                # written now: the store opens (every read works, each write says
+                # why it cannot), so the bot starts and says what is wrong.
+                return tuple(applied), reason
+            return tuple(applied), None
 
         try:
-            self.applied_at_open = await self._call(setup)
+            self.applied_at_open, refused = await self._call(setup)
         except BaseException:
             self._db = None
             await db.close()
             raise
+        if refused is not None:
+            self.health.failed(refused)
+            await self.checkpoint()
+
+    def _schema_complete(self, conn: sqlite3.Connection) -> bool:
+        """Whether every migration is recorded (read only: nothing left to write)."""
+        if not _table_exists(conn, "migrations"):
+            return False
+        return {m.version for m in MIGRATIONS} <= self._recorded(conn)
 
     def _recorded(self, conn: sqlite3.Connection) -> set[int]:
         versions = {int(r[0]) for r in conn.execute("SELECT version FROM migrations")}

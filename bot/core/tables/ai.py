@@ -13,7 +13,8 @@ import asyncio
 import contextlib
 import logging
 
-from bot.core.tables.errors import NoTable, StaleVersion, TableError
+from bot.core.store import StoreUnwritable
+from bot.core.tables.errors import NoTable, StaleVersion, StorageUnavailable, TableError
 from bot.core.tables.live import Table
 from bot.core.tables.models import Outbox, TableStatus
 from bot.core.tables.play import PlayPart
@@ -76,7 +77,14 @@ class AIPart(PlayPart):
                     return
                 # One process plays a table's AI seats: the lease holder, renewed
                 # before each move (several processes share the store).
-                if not await self.store.claim_lease(t.rec.id, self.owner, LEASE_SECONDS):
+                try:
+                    claimed = await self.store.claim_lease(t.rec.id, self.owner,
+                                                           LEASE_SECONDS)
+                except StoreUnwritable:
+                    # The store told the operator; the timer pass starts this loop
+                    # again, and the AI plays once the database can be written.
+                    return
+                if not claimed:
                     return
                 seat = ai_seats[0]
                 level = t.seats[seat].ai_level or ""
@@ -97,6 +105,8 @@ class AIPart(PlayPart):
                 outbox = await self._play_choice(t, seat, level, version, action, snapshot, rng)
             except (StaleVersion, NoTable):
                 continue  # the table moved on while the agent thought: look again
+            except StorageUnavailable:
+                return  # not saved (a full disk): the timer pass starts the AI again
             except (GameError, TableError):
                 log.exception("AI move refused at table %s", t.rec.id)
                 return

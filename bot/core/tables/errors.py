@@ -11,6 +11,7 @@ __all__ = [
     "AlreadySeated",
     "BadOptions",
     "BadSeat",
+    "ConcurrentChange",
     "NoTable",
     "NotEnoughPlayers",
     "NotHost",
@@ -20,6 +21,7 @@ __all__ = [
     "NotYourTurn",
     "OptionGivenTwice",
     "StaleVersion",
+    "StorageUnavailable",
     "TableChanged",
     "TableError",
     "TableFull",
@@ -130,4 +132,21 @@ class TableChanged(StaleVersion):
     default_message = (
         "Someone else changed this table at the same moment (a seat, a setting or the "
         "lobby), so nothing was done. Have a look at the table and try again."
+    )
+
+
+class ConcurrentChange(TableChanged):
+    """The race was lost to another lobby change (a seat, a setting) that left the table
+    where it was: still in its status, at its version. A join, a leave or an AI seat is
+    tried again on the new revision (checked there from the start); anything else says
+    so."""
+
+
+class StorageUnavailable(TableError):
+    """The database cannot be written now (its disk is full, say): nothing was done,
+    and the table is as it was. The store has told the operator (one log line)."""
+
+    default_message = (
+        "I cannot save anything at the moment (my storage is full or failing), so "
+        "nothing was done and the table is as it was. Please try again in a few minutes."
     )

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 
-from bot.core.store import ResultRecord, Store, TableRecord
+from bot.core.store import ResultRecord, Store, StoreUnwritable, TableRecord
 from bot.core.tables.stored import stored_state
 from engines import get_game
 from engines.core import Outcome
@@ -52,5 +52,10 @@ async def backfill_results(store: Store) -> int:
             log.exception("cannot read the result of table %s", rec.id)
             continue
         if outcome is not None:
-            done += await store.record_result(result_of(rec, outcome, game.cooperative))
+            try:
+                done += await store.record_result(result_of(rec, outcome, game.cooperative))
+            except StoreUnwritable:
+                # The store said so once; the rest waits for the next start, as a
+                # process stopped before recording its results does.
+                break
     return done

@@ -25,9 +25,17 @@ from typing import Any
 from pydantic import ValidationError
 
 from bot.core.loop_turns import LoopTurns
-from bot.core.store import Store, TableRecord, VersionConflict
+from bot.core.store import Store, StoreUnwritable, TableRecord, VersionConflict
 from bot.core.tables.agents import AgentProvider, EngineAgents
-from bot.core.tables.errors import NoTable, StaleVersion, TableChanged, TableError, UnknownGame
+from bot.core.tables.errors import (
+    ConcurrentChange,
+    NoTable,
+    StaleVersion,
+    StorageUnavailable,
+    TableChanged,
+    TableError,
+    UnknownGame,
+)
 from bot.core.tables.models import (
     ChannelOrTable,
     Clock,
@@ -336,7 +344,12 @@ class ServiceBase:
                 if isinstance(ref, int) and not t.status.live and attempt == 0:
                     continue
                 await self.turns.take()
-                yield t
+                try:
+                    yield t
+                except StoreUnwritable as exc:
+                    # Every write of an operation is its last step, and the table in
+                    # memory changes only after it succeeds: nothing was done.
+                    raise StorageUnavailable() from exc
                 return
         raise NoTable()
 
@@ -414,7 +427,7 @@ class ServiceBase:
         if fresh.status != read.status:
             return TableChanged("The game started at the same moment, so nothing was done. "
                                 "Use the table's latest message.")
-        return TableChanged()
+        return ConcurrentChange()
 
     async def _save(self, t: Table, rec: TableRecord, outbox: Outbox | None = None) -> int | None:
         """Persist ``rec`` (checked against the stored revision), with ``outbox`` made
@@ -426,6 +439,8 @@ class ServiceBase:
                 outbox=outbox.to_json() if outbox is not None else None)
         except VersionConflict as exc:
             raise await self._lost_race(t) from exc
+        except StoreUnwritable as exc:
+            raise StorageUnavailable() from exc
         t.rec = rec
         if not TableStatus(rec.status).live:
             self._forget(t)

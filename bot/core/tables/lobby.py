@@ -4,23 +4,26 @@ from __future__ import annotations
 
 import math
 import secrets
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import ValidationError
 
-from bot.core.store import ChannelTaken, TableRecord
+from bot.core.store import ChannelTaken, StoreUnwritable, TableRecord
 from bot.core.tables.errors import (
     AlreadyHasTable,
     AlreadySeated,
     BadOptions,
     BadSeat,
+    ConcurrentChange,
     NoTable,
     NotEnoughPlayers,
     NotHost,
     NotInLobby,
     NotPlaying,
     NotSeated,
+    StorageUnavailable,
     TableError,
     TableFull,
     UnknownAILevel,
@@ -31,7 +34,7 @@ from bot.core.tables.texts import quote
 from engines.catalog import spec
 from engines.core import GameError, Rng
 
-__all__ = ["LobbyPart", "TablePlace", "TooManyTables", "no_such_seat"]
+__all__ = ["LOBBY_ATTEMPTS", "LobbyPart", "TablePlace", "TooManyTables", "no_such_seat"]
 
 SEATING_SALT = 0x5EA7_1B6_5EED
 MASK63 = (1 << 63) - 1
@@ -39,6 +42,10 @@ MAX_REMINDER_MINUTES = 7 * 24 * 60.0
 MAX_INTERRUPT_TIMEOUT = 24 * 3600.0
 MAX_NAMED_CHANNELS = 10
 """A refusal for too many open tables names at most this many of their channels."""
+LOBBY_ATTEMPTS = 4
+"""Tries of a join, a leave or an AI seat that keeps losing races on the table's revision
+to other processes' lobby changes (each try reads the row again): a lobby filled in a
+burst through several processes settles in a few; past this, the person is told."""
 
 
 class TooManyTables(TableError):
@@ -142,6 +149,8 @@ class LobbyPart(ServiceBase):
                 await self.store.create_table(rec)
             except ChannelTaken as exc:
                 raise AlreadyHasTable() from exc
+            except StoreUnwritable as exc:
+                raise StorageUnavailable() from exc
             t = Table(rec=rec, game=game)
             self._live[table_id] = t
             self._by_channel[channel_id] = table_id
@@ -218,10 +227,30 @@ class LobbyPart(ServiceBase):
         )
         raise NotHost(f"Only {who}{extra} can {verb}.")
 
+    async def _seat_change(
+        self, channel_id: int, change: Callable[[Table], Awaitable[TableInfo]]
+    ) -> TableInfo:
+        """Run ``change`` on the table in ``channel_id`` under its lock; when its write
+        loses a race to another process's lobby change (:class:`ConcurrentChange`), run it
+        again on the row as it now is, where it checks everything again: a seat change
+        asked for at the same moment as another is done if it still applies (a join and
+        a join both get a seat), refused for what the table now is if not (full, already
+        seated). Only changes that mean the same on any revision come here: a join, a
+        leave, an AI seat; never a move, never a seat named by its index."""
+        for attempt in range(1, LOBBY_ATTEMPTS + 1):
+            try:
+                async with self._locked(channel_id) as t:
+                    return await change(t)
+            except ConcurrentChange:
+                if attempt == LOBBY_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
     async def join(self, channel_id: int, user_id: int, name: str) -> TableInfo:
         """Take a seat in the lobby. Raises NoTable, NotInLobby, AlreadySeated, TableFull."""
         check_id(user_id, "user")
-        async with self._locked(channel_id) as t:
+
+        async def take_seat(t: Table) -> TableInfo:
             self._require_lobby(t)
             if t.seat_of(user_id) is not None:
                 raise AlreadySeated("You already have a seat at this table.")
@@ -237,6 +266,8 @@ class LobbyPart(ServiceBase):
             await self._save(t, rec)
             return self._info(t)
 
+        return await self._seat_change(channel_id, take_seat)
+
     @staticmethod
     def _reindex(seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [{**s, "index": i} for i, s in enumerate(seats)]
@@ -245,7 +276,8 @@ class LobbyPart(ServiceBase):
         """Leave the lobby. If the host leaves, the host role passes to the
         longest-seated remaining human; with no human left the lobby is closed
         (the returned info has status ``aborted``). Raises NoTable, NotInLobby, NotSeated."""
-        async with self._locked(channel_id) as t:
+
+        async def give_up_seat(t: Table) -> TableInfo:
             self._require_lobby(t)
             if t.seat_of(user_id) is None:
                 raise NotSeated("You do not have a seat at this table.")
@@ -259,6 +291,8 @@ class LobbyPart(ServiceBase):
                     rec.status = TableStatus.ABORTED.value
             await self._save(t, rec)
             return self._info(t)
+
+        return await self._seat_change(channel_id, give_up_seat)
 
     def split_settings(self, game_id: str, options: dict[str, Any] | None
                        ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
@@ -324,7 +358,8 @@ class LobbyPart(ServiceBase):
     async def add_ai(self, channel_id: int, user_id: int, level: str | None = None) -> TableInfo:
         """Host adds an AI seat (``level`` from :meth:`ai_levels`, default the strongest).
         Raises NotHost, NotInLobby, TableFull, UnknownAILevel."""
-        async with self._locked(channel_id) as t:
+
+        async def seat_ai(t: Table) -> TableInfo:
             self._require_lobby(t)
             self._require_host(t, user_id, what="add an AI player")
             if len(t.rec.seats) >= t.game.max_players:
@@ -339,6 +374,8 @@ class LobbyPart(ServiceBase):
             )
             await self._save(t, rec)
             return self._info(t)
+
+        return await self._seat_change(channel_id, seat_ai)
 
     async def remove_seat(self, channel_id: int, user_id: int, index: int) -> TableInfo:
         """Host removes a lobby seat (an AI, or a member) by its index. The host's own
@@ -461,4 +498,7 @@ class LobbyPart(ServiceBase):
         check_id(guild_id, "server")
         settings = await self.store.guild_settings(guild_id)
         settings["threads"] = bool(on)
-        await self.store.save_guild_settings(guild_id, settings)
+        try:
+            await self.store.save_guild_settings(guild_id, settings)
+        except StoreUnwritable as exc:
+            raise StorageUnavailable() from exc

@@ -17,7 +17,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from bot.core.store import ActionRecord, EventRecord, TableRecord, VersionConflict
+from bot.core.store import (
+    ActionRecord,
+    EventRecord,
+    StoreUnwritable,
+    TableRecord,
+    VersionConflict,
+)
 from bot.core.tables.errors import (
     AlreadySeated,
     BadSeat,
@@ -26,6 +32,7 @@ from bot.core.tables.errors import (
     NotSeated,
     NotYourTurn,
     StaleVersion,
+    StorageUnavailable,
 )
 from bot.core.tables.history import result_of
 from bot.core.tables.live import ServiceBase, Table, check_id, clean_name, seat_dict
@@ -348,6 +355,8 @@ class PlayPart(ServiceBase):
         except VersionConflict as exc:
             # Someone else (another process) wrote first: catch up and refuse.
             raise await self._lost_race(t) from exc
+        except StoreUnwritable as exc:
+            raise StorageUnavailable() from exc  # nothing of ``t`` has changed yet
         t.rec, t.state, t.views, t.views_key = rec, state, staged.views, staged.views_key
         t.journal_stored = True
         if not t.status.live:
@@ -364,6 +373,8 @@ class PlayPart(ServiceBase):
             return
         try:
             await self.store.record_result(result_of(t.rec, outcome, t.game.cooperative))
+        except StoreUnwritable:
+            pass  # the store said why, once; the next start records it (backfill)
         except Exception:
             log.exception("could not record the result of table %s", t.rec.id)
 

@@ -12,7 +12,8 @@ import logging
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from bot.core.tables.errors import StaleVersion, TableError
+from bot.core.store import StoreUnwritable
+from bot.core.tables.errors import StaleVersion, StorageUnavailable, TableError
 from bot.core.tables.models import Outbox, PublicUpdate, TableInfo, TableStatus
 from bot.core.tables.play import PlayPart
 from bot.core.tables.texts import join_names
@@ -114,6 +115,8 @@ class TimersPart(PlayPart):
                 try:
                     outbox = await self.play(t.rec.id, seat, action, version,
                                              note=f"{name} did not decide in time and passes.")
+                except StorageUnavailable:
+                    break  # not saved (the store said why, once): due at the next pass
                 except (GameError, TableError):
                     log.info("auto-pass of seat %d no longer due at table %s", seat + 1,
                              t.rec.id)
@@ -145,6 +148,8 @@ class TimersPart(PlayPart):
             try:
                 for outbox in await due():
                     await self._emit(outbox)
+            except (StorageUnavailable, StoreUnwritable):
+                pass  # the store logged it once; the next pass tries again
             except Exception:
                 log.exception("%s failed", what)
             await asyncio.sleep(poll_seconds)

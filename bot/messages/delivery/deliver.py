@@ -17,14 +17,16 @@ message (:mod:`.lobby_message`), and the pictures all of them carry (:mod:`.pict
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from typing import Any
 
 import discord
 
 from bot.core.loop_turns import LoopTurns
-from bot.core.store import Store
+from bot.core.store import Store, StoreUnwritable
 from bot.core.tables import Outbox, PublicUpdate, TableStatus
 from bot.messages.delivery.courier import Budget, Courier, Tokens, nonce_for
 from bot.messages.delivery.dms import DirectMessages
@@ -102,7 +104,7 @@ class Delivery:
             # shown now, it would end below the newer turn and take its buttons away.
             log.info("outbox %s of table %s (v%d) came after v%d: not shown",
                      outbox.id, outbox.table_id, outbox.version, order.highest)
-            await self.store.mark_delivered(outbox.id)
+            await self._mark(outbox.id)
             return True
         self.expect(outbox)  # before any wait: a later version queues behind it
         try:
@@ -127,7 +129,7 @@ class Delivery:
             # would take the buttons and the hands back to an older turn.
             log.info("outbox %s of table %s (v%d) was overtaken by v%d: not shown",
                      outbox.id, info.id, outbox.version, shown.version)
-            await self.store.mark_delivered(outbox.id)
+            await self._mark(outbox.id)
             return True
         if overtaken.is_set():
             outbox = without_choices(outbox)
@@ -148,14 +150,17 @@ class Delivery:
                                             nonce=nonce_for(outbox, f"d{private.seat}"))
         if outbox.id is not None:
             try:
-                await self.store.mark_delivered(outbox.id, hands=hands, turn=turn)
+                await self._mark(outbox.id, hands=hands, turn=turn)
             except Exception:
                 log.exception("could not mark outbox %s delivered", outbox.id)
         elif hands or turn is not None:
-            if hands:
-                await self.store.save_hand_messages(hands)
-            if turn is not None:
-                await self.store.save_turn_message(turn)
+            try:
+                if hands:
+                    await self.store.save_hand_messages(hands)
+                if turn is not None:
+                    await self.store.save_turn_message(turn)
+            except StoreUnwritable:
+                pass  # the messages are out; the store said once why it cannot keep them
         if outbox.public is not None and outbox.public.finished:
             for listener in self.finished:
                 try:
@@ -167,6 +172,13 @@ class Delivery:
             # everything the end posts in it (a channel is left alone).
             await archive(self.client, info.channel_id)
         return posted
+
+    async def _mark(self, outbox_id: int, **messages: Any) -> None:
+        """Mark an outbox delivered with the messages it left. When the database cannot
+        be written (the store said so once), the outbox stays undelivered: the sweep
+        sends it again once it can, and its messages' nonces keep that from doubling."""
+        with contextlib.suppress(StoreUnwritable):
+            await self.store.mark_delivered(outbox_id, **messages)
 
     async def post_board(self, outbox: Outbox) -> discord.Message | None:
         """Re-post a playing table's board with fresh turn buttons (when the last turn
