@@ -72,6 +72,10 @@ class TableRecord:
     change, a handover, an abort or a reminder moves ``revision`` alone. Every write
     names the revision it was based on (``rec.revision`` is that plus one), so of two
     writers that read the same row exactly one succeeds, whatever they change."""
+    ai_to_act: bool = False
+    """An AI seat is to act in the row's ``state`` (its writer sets it on every write),
+    so any process finds the AI turns nobody is playing without reading a state
+    (:meth:`Store.unclaimed_ai_turns`)."""
 
 
 @dataclass(frozen=True)
@@ -376,6 +380,14 @@ class Store(abc.ABC):
         ``owner_prefix``: at start, a process takes back what its previous run (killed,
         its claims still running) held, instead of waiting for them to expire. Returns
         how many were freed."""
+
+    @abc.abstractmethod
+    async def unclaimed_ai_turns(self, quiet_seconds: float, limit: int = 100) -> list[str]:
+        """The ids of playing tables whose AI is to act (``ai_to_act``) and which nobody
+        plays: their lease has expired, or there is none and the row has not been
+        written for ``quiet_seconds`` (its writer, if alive, would have claimed one by
+        then). Oldest write first, at most ``limit``. Shard-independent: it is every
+        process's way to the AI turns a dead process left, loaded there or not."""
 
     @abc.abstractmethod
     async def release_lease(self, table_id: str, owner: str) -> None:

@@ -107,7 +107,7 @@ _DRIVER_ERRORS: tuple[type[BaseException], ...] = (
 _COLUMNS = (
     "id, channel_id, guild_id, game_id, options, seed, status, host_id, seats, version, "
     "state, reminder_minutes, created_at, updated_at, turn_since, reminded_at, settings, "
-    "revision"
+    "revision, ai_to_act"
 )
 _COLUMN_NAMES = [c.strip() for c in _COLUMNS.split(",")]
 _NCOLUMNS = len(_COLUMN_NAMES)
@@ -192,12 +192,14 @@ def _row_values(rec: TableRecord) -> tuple[Any, ...]:
         _ts(rec.reminded_at),
         json.dumps(rec.settings, sort_keys=True),
         rec.revision,
+        bool(rec.ai_to_act),
     )
 
 
 def _record(row: Sequence[Any]) -> TableRecord:
     (tid, channel, guild, game, options, seed, status, host, seats, version, state,
-     reminder, created, updated, turn_since, reminded, settings, revision) = tuple(row)
+     reminder, created, updated, turn_since, reminded, settings, revision,
+     ai_to_act) = tuple(row)
     return TableRecord(
         id=tid,
         channel_id=channel,
@@ -217,6 +219,7 @@ def _record(row: Sequence[Any]) -> TableRecord:
         reminded_at=reminded,
         settings=json.loads(settings),
         revision=revision,
+        ai_to_act=bool(ai_to_act),
     )
 
 
@@ -706,6 +709,16 @@ class PostgresStore(Store):
             return _count(a) + _count(b)
 
         return await self._write(work)
+
+    async def unclaimed_ai_turns(self, quiet_seconds: float, limit: int = 100) -> list[str]:
+        now = _aware(self.clock())
+        rows = await self._fetch(
+            "SELECT t.id FROM tables t LEFT JOIN table_leases l ON l.table_id = t.id"
+            " WHERE t.status = 'playing' AND t.ai_to_act"
+            " AND (l.until <= $1 OR (l.table_id IS NULL AND t.updated_at <= $2))"
+            " ORDER BY t.updated_at, t.id LIMIT $3",
+            now, now - timedelta(seconds=quiet_seconds), limit)
+        return [str(r[0]) for r in rows]
 
     async def release_lease(self, table_id: str, owner: str) -> None:
         await self._execute("DELETE FROM table_leases WHERE table_id = $1 AND owner = $2",
