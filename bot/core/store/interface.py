@@ -411,8 +411,10 @@ class Store(abc.ABC):
     # -- outbox ---------------------------------------------------------------
 
     @abc.abstractmethod
-    async def undelivered_outboxes(self, limit: int = 1000) -> list[OutboxRecord]:
-        """Outbox rows not yet delivered, oldest (lowest id) first."""
+    async def undelivered_outboxes(self, limit: int = 1000, *, table_id: str | None = None
+                                   ) -> list[OutboxRecord]:
+        """Outbox rows not yet delivered, oldest (lowest id) first; of one table only
+        with ``table_id``."""
 
     @abc.abstractmethod
     async def claim_outbox(self, outbox_id: int, owner: str, lease_seconds: float) -> bool:

@@ -752,12 +752,14 @@ class PostgresStore(Store):
 
     # -- outbox -----------------------------------------------------------------
 
-    async def undelivered_outboxes(self, limit: int = 1000) -> list[OutboxRecord]:
+    async def undelivered_outboxes(self, limit: int = 1000, *, table_id: str | None = None
+                                   ) -> list[OutboxRecord]:
         rows = await self._fetch(
             "SELECT id, table_id, version, payload, created_at, delivered_at FROM outbox"
-            " WHERE delivered_at IS NULL ORDER BY id LIMIT $1",
+            " WHERE delivered_at IS NULL AND ($2::text IS NULL OR table_id = $2)"
+            " ORDER BY id LIMIT $1",
             # SQLite reads a negative LIMIT as none; PostgreSQL refuses it, but takes NULL.
-            limit if limit >= 0 else None,
+            limit if limit >= 0 else None, table_id,
         )
         return [_outbox(r) for r in rows]
 

@@ -642,11 +642,12 @@ class SqliteStore(Store):
 
     # -- outbox -----------------------------------------------------------------
 
-    async def undelivered_outboxes(self, limit: int = 1000) -> list[OutboxRecord]:
+    async def undelivered_outboxes(self, limit: int = 1000, *, table_id: str | None = None
+                                   ) -> list[OutboxRecord]:
         rows = await self._fetch(
             "SELECT id, table_id, version, payload, created_at, delivered_at FROM outbox"
-            " WHERE delivered_at IS NULL ORDER BY id LIMIT ?",
-            (limit,),
+            " WHERE delivered_at IS NULL AND (? IS NULL OR table_id = ?) ORDER BY id LIMIT ?",
+            (table_id, table_id, limit),
         )
         return [_outbox(r) for r in rows]
 
