@@ -25,6 +25,7 @@ from discord import app_commands
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 
 from bot.core.settings import Settings
+from bot.core.store import Store
 from bot.core.tables import TableService
 from bot.messages.client import FabletopBot
 
@@ -625,10 +626,17 @@ def fake_renderer(rendered: list[Any]):
     return render
 
 
-async def make_harness(db: Path, renderer: Any = None, seed: int | None = 7) -> Harness:
+async def make_harness(db: Path, renderer: Any = None, seed: int | None = 7, *,
+                       store: Store | None = None) -> Harness:
+    """The real bot on a fake Discord, its service on the SQLite file ``db`` or, given,
+    on ``store`` (unopened: any backend; a new one on the same database is a restart)."""
     settings = Settings(_env_file=None, DATABASE_PATH=str(db), OWNER_IDS=str(OWNER_ID),
                         REMINDER_MINUTES="0")
-    service = await TableService.open_sqlite(db, ai_delay=0.0, reminder_minutes=0)
+    if store is None:
+        service = await TableService.open_sqlite(db, ai_delay=0.0, reminder_minutes=0)
+    else:
+        service = TableService(store, ai_delay=0.0, reminder_minutes=0)
+        await service.open()
     if seed is not None:
         # /table new picks a random seed; tests pin it so every run plays the same game.
         create = service.create

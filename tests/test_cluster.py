@@ -274,3 +274,68 @@ async def test_a_refused_stale_move_is_a_stale_version(
         await b.act(CH, mover, {"kind": "take", "n": 2}, out.version)
     assert not isinstance(refused.value, TableChanged)
     assert [x.version for x in await b.store.actions(out.table.id)] == [1]
+
+
+@pytest.mark.parametrize("death", ["holding the lease", "before claiming the lease"])
+async def test_a_dead_processs_ai_turn_is_taken_over_where_the_table_was_never_loaded(
+    backend: Backend, death: str,
+) -> None:
+    """Issue 23: of two processes on one database, the one playing a table's AI is
+    killed; the survivor, which started first and never loaded that table, must still
+    play the AI's turn once the lease has run out (it used to wait for the dead one to
+    come back). Killed while its AI waited AI_DELAY with the lease held, or right after
+    the commit that left the AI to act, before it claimed the lease."""
+    from bot.core.tables.ai import LEASE_SECONDS
+
+    clock = Clock()
+    survivor = TableService(backend.store(clock=clock), clock=clock, agents=CountingAgents())
+    await survivor.open()
+    dying = TableService(backend.store(clock=clock), clock=clock, agents=CountingAgents(),
+                         ai_delay=3600)
+    await dying.open()
+    try:
+        if death == "before claiming the lease":
+            dying._start_ai = lambda t: False  # type: ignore[method-assign]
+        await dying.create(CH, GUILD, ANN, "Ann", TOY_ID, seed=3)
+        await dying.add_ai(CH, ANN)
+        out = await dying.start(CH, ANN)
+        table_id = out.table.id
+        if out.table.seats[out.table.to_act[0]].user_id == ANN:
+            out = await dying.act(CH, ANN, {"kind": "take", "n": 1}, out.version)
+        assert out.table.seats[out.table.to_act[0]].is_ai
+        leases = "SELECT owner FROM table_leases"
+        if death == "holding the lease":
+            for _ in range(200):  # its AI claims the lease, then waits its AI_DELAY
+                if await backend.rows(dying.store, leases):
+                    break
+                await asyncio.sleep(0.01)
+            assert await backend.rows(dying.store, leases) == [(dying.owner,)]
+        # SIGKILL: nothing is given back.
+        dying.store.release_lease = _nothing  # type: ignore[method-assign]
+        await dying.close()
+        assert table_id not in survivor._live
+
+        # While the lease (or the writer's time to claim one) runs, nobody takes over.
+        clock.now += timedelta(seconds=LEASE_SECONDS - 1)
+        await survivor.due_auto_passes()
+        await survivor.wait_idle()
+        rec = await survivor.store.get_table(table_id)
+        assert rec is not None and rec.version == out.version and rec.ai_to_act
+        # Then the survivor's timer pass plays it, once.
+        clock.now += timedelta(seconds=2)
+        await survivor.due_auto_passes()
+        await survivor.wait_idle()
+        rec = await survivor.store.get_table(table_id)
+        assert rec is not None and rec.version == out.version + 1
+        assert survivor.agents.calls == 1  # type: ignore[attr-defined]
+        assert dying.agents.calls == 0  # type: ignore[attr-defined]
+        assert not rec.ai_to_act  # Ann's turn again
+        assert (await survivor.status(table_id)).to_act_users == (ANN,)
+    finally:
+        await survivor.close()
+        if not dying._closed:
+            await dying.close()
+
+
+async def _nothing(*args: Any, **kwargs: Any) -> None:
+    return None

@@ -16,9 +16,10 @@ import pytest
 
 from bot.core.choices import get_ui
 from bot.core.store import SqliteStore
-from bot.core.tables import TableInfo, TableStatus
+from bot.core.tables import TableInfo, TableService, TableStatus
 from bot.messages.delivery import CANNOT_DM
 from bot.messages.ui.ids import ButtonId
+from tests.conftest import Backend
 from tests.discord_fakes import (
     ANN,
     BOB,
@@ -485,3 +486,75 @@ async def test_overtaken_is_set_by_a_newer_delivery_only() -> None:
     assert await asyncio.wait_for(task, 2) is None
     assert await _unless(asyncio.Event(), asyncio.sleep(0, "drawn")) == "drawn"
     assert await _unless(None, asyncio.sleep(0, "drawn")) == "drawn"
+
+
+async def test_a_move_killed_before_its_announcement_is_told_first_after_the_restart(
+    backend: Backend, toy: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Issue 23: with AI_DELAY=0 at a table with an AI seat, the bot is killed after a
+    person's move is committed and before it is announced. After the restart the AI
+    answers at once, and its delivery came before the catch-up reached the person's
+    move: the new turn message read "It is Ann's turn." with no mention (the previous
+    run's turn message had asked Ann), and the person's move was dropped as late
+    ("outbox 3 (v2) came after v3: not shown"). Every committed move must be told once,
+    in order, and the person asked to act pinged."""
+    import logging
+
+    from bot.messages.client import FabletopBot
+
+    caplog.set_level(logging.INFO, logger="bot.messages.delivery.deliver")
+    h = await make_harness(tmp_path / "unused.db", store=backend.store())
+    try:
+        info = await toy_table_with_ai(h)
+        # The kill: the move is committed (with its outbox), nothing after it happens.
+        h.service._start_ai = lambda t: False  # type: ignore[method-assign]
+        moved = await h.service.act(CHANNEL_ID, ANN, {"kind": "take", "n": 1}, info.version)
+        assert moved.table.seats[moved.table.to_act[0]].is_ai
+    finally:
+        await close_harness(h)
+
+    # The restart. Its AI answers before its catch-up reaches the stored move (the
+    # order the issue saw, made certain here: the catch-up runs once the AI is told).
+    async def later(self: FabletopBot) -> None:
+        return None
+
+    monkeypatch.setattr(TableService, "_start_ai", lambda self, t: False)
+    monkeypatch.setattr(FabletopBot, "catch_up", later)
+    h = await make_harness(tmp_path / "unused.db", store=backend.store())
+    try:
+        monkeypatch.undo()  # the AI and the catch-up as they are
+        h.service._kick_ai(h.service._live[info.id])
+        await h.service.wait_idle()
+        await h.fake.settle()
+        await h.bot.catch_up()
+        await h.fake.settle()
+        after = await h.service.status(info.id)
+        assert after.version == info.version + 2 and after.to_act_users == (ANN,)
+
+        posted = [h.fake.current(m) for m in h.fake.channel_messages()]
+        told = [m for m in posted if " took " in m.content]
+        assert [m.content.split(" took ")[0] for m in told] == ["Ann", "AI (greedy)"], \
+            [m.content for m in posted]
+        assert "Ann took 1 stone(s)." in told[0].content  # once, before the AI's answer
+        ask = told[1]
+        assert ask.content.endswith(f"<@{ANN}>: it's your turn.")
+        assert [int(u) for u in ask.payload["allowed_mentions"]["users"]] == [ANN]
+        assert ask is posted[-1] and ask.custom_ids  # the live turn, with its buttons
+        assert await h.service.store.undelivered_outboxes() == []
+        assert "not shown" not in caplog.text
+    finally:
+        await close_harness(h)
+
+
+async def toy_table_with_ai(h: Harness) -> TableInfo:
+    """A toy table of Ann and an AI, everything delivered, Ann to act."""
+    await h.slash("table new", ANN, uname="Ann", game=TOY_ID)
+    await h.slash("table addbot", ANN)
+    await h.slash("table start", ANN)
+    await h.service.wait_idle()
+    await h.fake.settle()
+    info = await h.service.status(CHANNEL_ID)
+    assert info.to_act_users == (ANN,)
+    assert await h.service.store.undelivered_outboxes() == []
+    return info

@@ -92,9 +92,9 @@ def _rows(path: Path, sql: str) -> list[tuple]:
 
 async def test_pragmas_and_migrations(sqlite_store: SqliteStore, tmp_path: Path) -> None:
     store = sqlite_store
-    assert LATEST == 5 and [m.version for m in MIGRATIONS] == [1, 2, 3, 4, 5]
-    assert await store.applied_migrations() == [1, 2, 3, 4, 5]
-    assert store.applied_at_open == (1, 2, 3, 4, 5)
+    assert LATEST == 6 and [m.version for m in MIGRATIONS] == [1, 2, 3, 4, 5, 6]
+    assert await store.applied_migrations() == [1, 2, 3, 4, 5, 6]
+    assert store.applied_at_open == (1, 2, 3, 4, 5, 6)
     async with store.db.execute("PRAGMA journal_mode") as cur:
         assert (await cur.fetchone())[0] == "wal"
     async with store.db.execute("PRAGMA foreign_keys") as cur:
@@ -109,8 +109,8 @@ async def test_pragmas_and_migrations(sqlite_store: SqliteStore, tmp_path: Path)
 
 
 async def test_migrations_are_recorded(store: Store, backend: Backend) -> None:
-    assert await store.applied_migrations() == [1, 2, 3, 4, 5]
-    assert store.applied_at_open == (1, 2, 3, 4, 5)  # type: ignore[attr-defined]
+    assert await store.applied_migrations() == [1, 2, 3, 4, 5, 6]
+    assert store.applied_at_open == (1, 2, 3, 4, 5, 6)  # type: ignore[attr-defined]
     recorded = await backend.rows(store, "SELECT version, name FROM migrations ORDER BY version")
     assert recorded == [(m.version, m.name) for m in MIGRATIONS]
     for table in ("tables", "actions", "events", "outbox", "hand_messages", "turn_messages",
@@ -124,7 +124,7 @@ async def test_second_open_applies_nothing(store: Store, backend: Backend) -> No
     await again.open()
     try:
         assert again.applied_at_open == ()  # type: ignore[attr-defined]
-        assert await again.applied_migrations() == [1, 2, 3, 4, 5]
+        assert await again.applied_migrations() == [1, 2, 3, 4, 5, 6]
     finally:
         await again.close()
     assert await backend.rows(store, "SELECT * FROM migrations ORDER BY version") == before
@@ -135,9 +135,9 @@ async def test_concurrent_opens_of_a_new_database_migrate_once(backend: Backend)
     await asyncio.gather(*(s.open() for s in stores))
     try:
         applied = [v for s in stores for v in s.applied_at_open]  # type: ignore[attr-defined]
-        assert sorted(applied) == [1, 2, 3, 4, 5]  # each migration applied by exactly one opener
+        assert sorted(applied) == [1, 2, 3, 4, 5, 6]  # each migration applied by exactly one opener
         for s in stores:
-            assert await s.applied_migrations() == [1, 2, 3, 4, 5]
+            assert await s.applied_migrations() == [1, 2, 3, 4, 5, 6]
         # All of them work on the one schema.
         await stores[0].create_table(_rec())
         got = await stores[2].get_table("t1")
@@ -241,8 +241,8 @@ async def test_old_database_is_adopted_with_its_side_tables(tmp_path: Path) -> N
     s = SqliteStore(path)
     await s.open()
     try:
-        assert s.applied_at_open == (1, 2, 3, 4, 5)
-        assert await s.applied_migrations() == [1, 2, 3, 4, 5]
+        assert s.applied_at_open == (1, 2, 3, 4, 5, 6)
+        assert await s.applied_migrations() == [1, 2, 3, 4, 5, 6]
         w1 = await s.get_table("w1")
         assert w1 is not None
         assert (w1.status, w1.version, w1.options, w1.state) == ("playing", 3, {"x": 1},
@@ -278,7 +278,7 @@ async def test_old_database_without_side_tables_is_adopted(tmp_path: Path) -> No
     s = SqliteStore(path)
     await s.open()
     try:
-        assert await s.applied_migrations() == [1, 2, 3, 4, 5]
+        assert await s.applied_migrations() == [1, 2, 3, 4, 5, 6]
         w1 = await s.get_table("w1")
         assert w1 is not None and w1.settings == {} and w1.version == 3
         assert await s.all_hand_messages_showing_choices() == []
@@ -764,5 +764,48 @@ async def test_a_restarted_instance_takes_back_its_claims(backend: Backend) -> N
         assert not await s.claim_outbox(other, "host/all:run2", 30)
         assert await s.claim_lease("t1", "host/all:run2:ai", 30)
         assert await s.release_claims("%") == 0  # a pattern character is a character
+    finally:
+        await s.close()
+
+
+async def test_unclaimed_ai_turns_are_found_without_reading_states(backend: Backend) -> None:
+    """Issue 23: a process must find the AI turns a dead one left at tables it never
+    loaded. The row says whether an AI is to act; a turn is nobody's once its lease
+    expired, or when no lease was ever claimed and the row has been quiet that long."""
+    clock = Clock()
+    s = backend.store(clock=clock)
+    await s.open()
+    start = clock.now
+    try:
+        def playing(table_id: str, channel: int, ai: bool, status: str = "playing"
+                    ) -> TableRecord:
+            rec = _rec(table_id, channel=channel, status=status)
+            rec.ai_to_act, rec.updated_at = ai, start
+            return rec
+
+        await s.create_table(playing("quiet", 1, True))  # no lease: its writer died
+        await s.create_table(playing("held", 2, True))
+        await s.create_table(playing("expired", 3, True))
+        await s.create_table(playing("human", 4, False))  # a person is to act
+        await s.create_table(playing("over", 5, True, status="finished"))
+        assert await s.claim_lease("held", "alive", 120)
+        assert await s.claim_lease("expired", "dead", 10)
+        got = await s.get_table("quiet")
+        assert got is not None and got.ai_to_act is True
+        assert (await s.get_table("human")).ai_to_act is False  # type: ignore[union-attr]
+        # At once: the expired lease only (a quiet row's writer may be about to claim).
+        clock.now = start + timedelta(seconds=11)
+        assert await s.unclaimed_ai_turns(30) == ["expired"]
+        # Once the row has been quiet for 30 s, its turn is nobody's too.
+        clock.now = start + timedelta(seconds=30)
+        assert sorted(await s.unclaimed_ai_turns(30)) == ["expired", "quiet"]
+        assert len(await s.unclaimed_ai_turns(30, limit=1)) == 1
+        # A claim takes it off the list; a flag cleared by a write does too.
+        assert await s.claim_lease("quiet", "taker", 30)
+        moved = _bump(playing("expired", 3, False))
+        await s.save_table(moved)
+        assert await s.unclaimed_ai_turns(30) == []
+        clock.now = start + timedelta(seconds=121)
+        assert sorted(await s.unclaimed_ai_turns(30)) == ["held", "quiet"]
     finally:
         await s.close()

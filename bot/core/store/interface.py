@@ -83,6 +83,10 @@ class TableRecord:
     change, a handover, an abort or a reminder moves ``revision`` alone. Every write
     names the revision it was based on (``rec.revision`` is that plus one), so of two
     writers that read the same row exactly one succeeds, whatever they change."""
+    ai_to_act: bool = False
+    """An AI seat is to act in the row's ``state`` (its writer sets it on every write),
+    so any process finds the AI turns nobody is playing without reading a state
+    (:meth:`Store.unclaimed_ai_turns`)."""
 
 
 @dataclass(frozen=True)
@@ -389,6 +393,14 @@ class Store(abc.ABC):
         how many were freed."""
 
     @abc.abstractmethod
+    async def unclaimed_ai_turns(self, quiet_seconds: float, limit: int = 100) -> list[str]:
+        """The ids of playing tables whose AI is to act (``ai_to_act``) and which nobody
+        plays: their lease has expired, or there is none and the row has not been
+        written for ``quiet_seconds`` (its writer, if alive, would have claimed one by
+        then). Oldest write first, at most ``limit``. Shard-independent: it is every
+        process's way to the AI turns a dead process left, loaded there or not."""
+
+    @abc.abstractmethod
     async def release_lease(self, table_id: str, owner: str) -> None:
         """Give the lease back if ``owner`` holds it (so another process may take the
         table's next AI turn at once)."""
@@ -410,8 +422,10 @@ class Store(abc.ABC):
     # -- outbox ---------------------------------------------------------------
 
     @abc.abstractmethod
-    async def undelivered_outboxes(self, limit: int = 1000) -> list[OutboxRecord]:
-        """Outbox rows not yet delivered, oldest (lowest id) first."""
+    async def undelivered_outboxes(self, limit: int = 1000, *, table_id: str | None = None
+                                   ) -> list[OutboxRecord]:
+        """Outbox rows not yet delivered, oldest (lowest id) first; of one table only
+        with ``table_id``."""
 
     @abc.abstractmethod
     async def claim_outbox(self, outbox_id: int, owner: str, lease_seconds: float) -> bool:

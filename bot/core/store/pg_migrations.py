@@ -196,8 +196,24 @@ _JOURNALS = Migration(
     ),
 )
 
+_AI_TURNS = Migration(
+    6,
+    "AI turns findable in the row",
+    (
+        # Whether an AI seat is to act in the row's state, written with every row, so
+        # that any process (one that never loaded the table included) finds the AI turns
+        # a dead process left, in one indexed query (Store.unclaimed_ai_turns). Rows
+        # written before it read false: every process loads every live table at its
+        # start, and its timer pass looks at those in memory too.
+        "ALTER TABLE tables ADD COLUMN ai_to_act BOOLEAN NOT NULL DEFAULT FALSE",
+        "CREATE INDEX tables_ai_to_act ON tables (updated_at)"
+        " WHERE status = 'playing' AND ai_to_act",
+    ),
+)
+
 PG_MIGRATIONS: tuple[Migration, ...] = (
-    _INITIAL, _OUTBOX_AND_MESSAGES, _REVISIONS_AND_LEASES, _SERVERS_AND_RESULTS, _JOURNALS)
+    _INITIAL, _OUTBOX_AND_MESSAGES, _REVISIONS_AND_LEASES, _SERVERS_AND_RESULTS, _JOURNALS,
+    _AI_TURNS)
 """Every PostgreSQL migration, in version order: those of SQLite, one for one."""
 
 if [(m.version, m.name) for m in PG_MIGRATIONS] != [

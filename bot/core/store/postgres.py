@@ -109,7 +109,7 @@ _DRIVER_ERRORS: tuple[type[BaseException], ...] = (
 _COLUMNS = (
     "id, channel_id, guild_id, game_id, options, seed, status, host_id, seats, version, "
     "state, reminder_minutes, created_at, updated_at, turn_since, reminded_at, settings, "
-    "revision"
+    "revision, ai_to_act"
 )
 _COLUMN_NAMES = [c.strip() for c in _COLUMNS.split(",")]
 _NCOLUMNS = len(_COLUMN_NAMES)
@@ -211,12 +211,14 @@ def _row_values(rec: TableRecord) -> tuple[Any, ...]:
         _ts(rec.reminded_at),
         json.dumps(rec.settings, sort_keys=True),
         rec.revision,
+        bool(rec.ai_to_act),
     )
 
 
 def _record(row: Sequence[Any]) -> TableRecord:
     (tid, channel, guild, game, options, seed, status, host, seats, version, state,
-     reminder, created, updated, turn_since, reminded, settings, revision) = tuple(row)
+     reminder, created, updated, turn_since, reminded, settings, revision,
+     ai_to_act) = tuple(row)
     return TableRecord(
         id=tid,
         channel_id=channel,
@@ -236,6 +238,7 @@ def _record(row: Sequence[Any]) -> TableRecord:
         reminded_at=reminded,
         settings=json.loads(settings),
         revision=revision,
+        ai_to_act=bool(ai_to_act),
     )
 
 
@@ -743,6 +746,16 @@ class PostgresStore(Store):
 
         return await self._write(work)
 
+    async def unclaimed_ai_turns(self, quiet_seconds: float, limit: int = 100) -> list[str]:
+        now = _aware(self.clock())
+        rows = await self._fetch(
+            "SELECT t.id FROM tables t LEFT JOIN table_leases l ON l.table_id = t.id"
+            " WHERE t.status = 'playing' AND t.ai_to_act"
+            " AND (l.until <= $1 OR (l.table_id IS NULL AND t.updated_at <= $2))"
+            " ORDER BY t.updated_at, t.id LIMIT $3",
+            now, now - timedelta(seconds=quiet_seconds), limit)
+        return [str(r[0]) for r in rows]
+
     async def release_lease(self, table_id: str, owner: str) -> None:
         await self._execute("DELETE FROM table_leases WHERE table_id = $1 AND owner = $2",
                             table_id, owner)
@@ -775,12 +788,14 @@ class PostgresStore(Store):
 
     # -- outbox -----------------------------------------------------------------
 
-    async def undelivered_outboxes(self, limit: int = 1000) -> list[OutboxRecord]:
+    async def undelivered_outboxes(self, limit: int = 1000, *, table_id: str | None = None
+                                   ) -> list[OutboxRecord]:
         rows = await self._fetch(
             "SELECT id, table_id, version, payload, created_at, delivered_at FROM outbox"
-            " WHERE delivered_at IS NULL ORDER BY id LIMIT $1",
+            " WHERE delivered_at IS NULL AND ($2::text IS NULL OR table_id = $2)"
+            " ORDER BY id LIMIT $1",
             # SQLite reads a negative LIMIT as none; PostgreSQL refuses it, but takes NULL.
-            limit if limit >= 0 else None,
+            limit if limit >= 0 else None, table_id,
         )
         return [_outbox(r) for r in rows]
 

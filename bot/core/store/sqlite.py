@@ -58,7 +58,7 @@ T = TypeVar("T")
 _COLUMNS = (
     "id, channel_id, guild_id, game_id, options, seed, status, host_id, seats, version, "
     "state, reminder_minutes, created_at, updated_at, turn_since, reminded_at, settings, "
-    "revision"
+    "revision, ai_to_act"
 )
 _NCOLUMNS = len(_COLUMNS.split(","))
 _LIVE = "status IN ('lobby', 'playing')"
@@ -99,12 +99,14 @@ def _row_values(rec: TableRecord) -> tuple[Any, ...]:
         _ts(rec.reminded_at),
         json.dumps(rec.settings, sort_keys=True),
         rec.revision,
+        int(bool(rec.ai_to_act)),
     )
 
 
 def _record(row: sqlite3.Row | tuple[Any, ...]) -> TableRecord:
     (tid, channel, guild, game, options, seed, status, host, seats, version, state,
-     reminder, created, updated, turn_since, reminded, settings, revision) = tuple(row)
+     reminder, created, updated, turn_since, reminded, settings, revision,
+     ai_to_act) = tuple(row)
     return TableRecord(
         id=tid,
         channel_id=channel,
@@ -124,6 +126,7 @@ def _record(row: sqlite3.Row | tuple[Any, ...]) -> TableRecord:
         reminded_at=_dt(reminded),
         settings=json.loads(settings),
         revision=revision,
+        ai_to_act=bool(ai_to_act),
     )
 
 
@@ -682,6 +685,16 @@ class SqliteStore(Store):
 
         return await self._write(work)
 
+    async def unclaimed_ai_turns(self, quiet_seconds: float, limit: int = 100) -> list[str]:
+        now = self.clock()
+        rows = await self._fetch(
+            "SELECT t.id FROM tables t LEFT JOIN table_leases l ON l.table_id = t.id"
+            " WHERE t.status = 'playing' AND t.ai_to_act != 0"
+            " AND (l.until <= ? OR (l.table_id IS NULL AND t.updated_at <= ?))"
+            " ORDER BY t.updated_at, t.id LIMIT ?",
+            (_ts(now), _ts(now - timedelta(seconds=quiet_seconds)), limit))
+        return [str(r[0]) for r in rows]
+
     async def release_lease(self, table_id: str, owner: str) -> None:
         await self._write(lambda conn: conn.execute(
             "DELETE FROM table_leases WHERE table_id = ? AND owner = ?", (table_id, owner)))
@@ -716,11 +729,12 @@ class SqliteStore(Store):
 
     # -- outbox -----------------------------------------------------------------
 
-    async def undelivered_outboxes(self, limit: int = 1000) -> list[OutboxRecord]:
+    async def undelivered_outboxes(self, limit: int = 1000, *, table_id: str | None = None
+                                   ) -> list[OutboxRecord]:
         rows = await self._fetch(
             "SELECT id, table_id, version, payload, created_at, delivered_at FROM outbox"
-            " WHERE delivered_at IS NULL ORDER BY id LIMIT ?",
-            (limit,),
+            " WHERE delivered_at IS NULL AND (? IS NULL OR table_id = ?) ORDER BY id LIMIT ?",
+            (table_id, table_id, limit),
         )
         return [_outbox(r) for r in rows]
 

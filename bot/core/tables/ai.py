@@ -31,8 +31,12 @@ BACKLOG = 3
 
 LEASE_SECONDS = 30.0
 """How long a process may play a table's AI seats before it must renew its lease: far
-longer than one move's thinking; a process that dies holding it delays the table's AI
-by at most this, since every process looks for ownerless AI turns on its timer pass."""
+longer than one move's thinking. A process that dies holding it (or between a commit
+that leaves an AI to act and its claim) delays the table's AI by at most this plus one
+timer pass (:meth:`AIPart.take_over_ai`), whichever process has the table in memory."""
+
+TAKEOVER_BATCH = 100
+"""Ownerless AI turns one timer pass takes over at most (the rest at the next pass)."""
 
 
 class AIPart(PlayPart):
@@ -46,14 +50,44 @@ class AIPart(PlayPart):
         """Start the AI loop of a table if an AI seat is to act and none is running."""
         if self._closed or t.status is not TableStatus.PLAYING:
             return
-        if t.ai_task is not None and not t.ai_task.done():
-            return
         if not any(t.seats[s].is_ai for s in t.to_act() if s < len(t.rec.seats)):
             return
+        self._start_ai(t)
+
+    def _start_ai(self, t: Table) -> bool:
+        """Start the table's AI loop unless one runs; the loop reads the row first and
+        plays only if an AI is to act and the lease is this process's."""
+        if self._closed or (t.ai_task is not None and not t.ai_task.done()):
+            return False
         task = asyncio.get_running_loop().create_task(self._ai_loop(t), name=f"ai-{t.rec.id}")
         t.ai_task = task
         self._ai_tasks.add(task)
         task.add_done_callback(self._ai_tasks.discard)
+        return True
+
+    async def take_over_ai(self) -> int:
+        """Start the AI of every table whose AI turn nobody plays: its lease expired (a
+        dead holder), or its last writer never claimed one within ``LEASE_SECONDS`` (it
+        died between the commit and the claim). The store lists them, so this holds for
+        every table, whether this process ever loaded it or not; shard-independent (any
+        process reaches any channel over REST), and the lease decides which process
+        plays. Returns how many AI loops it started."""
+        started = 0
+        for table_id in await self.store.unclaimed_ai_turns(LEASE_SECONDS,
+                                                            limit=TAKEOVER_BATCH):
+            t = self._live.get(table_id)
+            if t is None:
+                try:
+                    t, _ = await self._resolve(table_id)
+                except Exception:
+                    if table_id not in self._unreadable:
+                        self._unreadable.add(table_id)
+                        log.exception("cannot take over the AI of table %s", table_id)
+                    continue
+            if self._start_ai(t):
+                log.info("taking over the AI turn of table %s", table_id)
+                started += 1
+        return started
 
     async def _ai_loop(self, t: Table) -> None:
         try:

@@ -50,7 +50,7 @@ from bot.core.tables.texts import outcome_text, status_text
 from engines import game_ids, get_game
 from engines.core import Game, GameState, Seat, View
 
-__all__ = ["IDLE_SECONDS", "ServiceBase", "Table"]
+__all__ = ["IDLE_SECONDS", "ServiceBase", "Table", "ai_to_act"]
 
 log = logging.getLogger("fabletop.tables")
 
@@ -107,6 +107,16 @@ class Table:
         if self.status is not TableStatus.PLAYING or self.state is None:
             return []
         return list(self.game.to_act(self.state))
+
+
+def ai_to_act(game: Game, rec: TableRecord, state: GameState | None) -> bool:
+    """Whether an AI seat is to act in ``state`` at the table ``rec`` describes: stored
+    with the row (``TableRecord.ai_to_act``), so any process finds the AI turns nobody
+    plays without reading states."""
+    if rec.status != TableStatus.PLAYING.value or state is None:
+        return False
+    ai_seats = {s["index"] for s in rec.seats if s["user_id"] is None}
+    return any(seat in ai_seats for seat in game.to_act(state))
 
 
 def seat_dict(index: int, name: str, user_id: int | None, ai_level: str | None) -> dict[str, Any]:
@@ -172,6 +182,8 @@ class ServiceBase:
         self._ai_tasks: set[asyncio.Task[None]] = set()
         self._timer_tasks: set[asyncio.Task[None]] = set()
         self._closed = False
+        self._unreadable: set[str] = set()
+        """Tables the AI takeover could not load (logged once each, not every pass)."""
         self.turns = LoopTurns()
         """Each operation's work on its table waits for its turn on the event loop, so
         a burst of clicks never holds up the acknowledgements (bot/core/loop_turns.py)."""
@@ -433,6 +445,7 @@ class ServiceBase:
         """Persist ``rec`` (checked against the stored revision), with ``outbox`` made
         durable in the same transaction; then adopt it. Returns the outbox id."""
         rec.updated_at = self.clock()
+        rec.ai_to_act = ai_to_act(t.game, rec, t.state)  # the same state, maybe new seats
         try:
             outbox_id = await self.store.save_table(
                 rec, expected_version=t.rec.version,

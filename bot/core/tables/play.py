@@ -35,7 +35,14 @@ from bot.core.tables.errors import (
     StorageUnavailable,
 )
 from bot.core.tables.history import result_of
-from bot.core.tables.live import ServiceBase, Table, check_id, clean_name, seat_dict
+from bot.core.tables.live import (
+    ServiceBase,
+    Table,
+    ai_to_act,
+    check_id,
+    clean_name,
+    seat_dict,
+)
 from bot.core.tables.lobby import no_such_seat
 from bot.core.tables.models import (
     ChannelOrTable,
@@ -332,6 +339,7 @@ class PlayPart(ServiceBase):
                                   before=before or {}, render_board=render_board,
                                   actor=actor)
         rec.updated_at = self.clock()
+        rec.ai_to_act = ai_to_act(t.game, rec, state)
         journal = (t.game.journal_changes(t.state if t.journal_stored else None, state)
                    if state is not None else [])
         try:
@@ -559,6 +567,9 @@ class PlayPart(ServiceBase):
     # -- provided by the other parts -----------------------------------------------
 
     def _kick_ai(self, t: Table) -> None:  # pragma: no cover - the AI part overrides it
+        raise NotImplementedError
+
+    async def take_over_ai(self) -> int:  # pragma: no cover - the AI part overrides it
         raise NotImplementedError
 
     def _require_host(self, t: Table, user_id: int, can_manage: bool = False,

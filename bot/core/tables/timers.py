@@ -85,6 +85,11 @@ class TimersPart(PlayPart):
         may pass passes, one committed move each. AI seats decide on their own."""
         now = now or self.clock()
         out: list[Outbox] = []
+        # AI turns nobody plays, at tables in memory here or not (a dead process's).
+        try:
+            await self.take_over_ai()
+        except Exception:  # the store failing: the timeouts below are tried all the same
+            log.exception("looking for AI turns nobody plays failed")
         for t in list(self._live.values()):
             if t.status is not TableStatus.PLAYING:
                 continue  # (a playing table that shed its state idle reloads it below)

@@ -26,7 +26,7 @@ from typing import Any
 import discord
 
 from bot.core.loop_turns import LoopTurns
-from bot.core.store import Store, StoreUnwritable
+from bot.core.store import Store, StoreUnwritable, TurnMessage
 from bot.core.tables import Outbox, PublicUpdate, TableStatus
 from bot.messages.delivery.courier import Budget, Courier, Tokens, nonce_for
 from bot.messages.delivery.dms import DirectMessages
@@ -100,8 +100,14 @@ class Delivery:
         itself fails (a 5xx): the outbox is then left undelivered, for the next sweep."""
         order = self.order_of(outbox.table_id)
         if outbox.id is not None and order.arrives_late(outbox.version):
-            # Its table is already further on in the channel (or on its way there):
-            # shown now, it would end below the newer turn and take its buttons away.
+            if order.newer_waiting(outbox.version):
+                # A newer delivery is on its way here: it tells the moves the channel
+                # has not seen before its own (:meth:`_tell_missed`), this one among them.
+                log.info("outbox %s of table %s (v%d) came after v%d began: told before it",
+                         outbox.id, outbox.table_id, outbox.version, order.highest)
+                return True
+            # Its table is already further on in the channel: shown now, it would end
+            # below the newer turn and take its buttons away.
             log.info("outbox %s of table %s (v%d) came after v%d: not shown",
                      outbox.id, outbox.table_id, outbox.version, order.highest)
             await self._mark(outbox.id)
@@ -118,7 +124,7 @@ class Delivery:
                 self.turn_messages.forget(outbox.table_id)
 
     async def _deliver(self, outbox: Outbox, interaction: discord.Interaction | None,
-                       overtaken: asyncio.Event) -> bool:
+                       overtaken: asyncio.Event, *, missed: bool = True) -> bool:
         info = outbox.table
         # One read of the turn message serves the check below and the post.
         needed = outbox.id is not None or outbox.public is not None
@@ -131,6 +137,8 @@ class Delivery:
                      outbox.id, info.id, outbox.version, shown.version)
             await self._mark(outbox.id)
             return True
+        if missed and outbox.id is not None and outbox.public is not None:
+            shown = await self._tell_missed(outbox, shown)
         if overtaken.is_set():
             outbox = without_choices(outbox)
         posted, turn = True, None
@@ -179,6 +187,33 @@ class Delivery:
         sends it again once it can, and its messages' nonces keep that from doubling."""
         with contextlib.suppress(StoreUnwritable):
             await self.store.mark_delivered(outbox_id, **messages)
+
+    async def _tell_missed(self, outbox: Outbox, shown: TurnMessage | None
+                           ) -> TurnMessage | None:
+        """Tell first, in order, the moves between the one the channel shows and
+        ``outbox``'s that were committed but never told: a process killed between a
+        commit and its announcement, whose successor delivered a newer move before its
+        catch-up reached the older one (an AI answering at once after the restart).
+        Each goes out as news alone (``outbox`` brings the board and the buttons), so
+        every move is told once and in order, and ``outbox``'s turn message, following
+        theirs, pings whoever they did not ask. Returns the turn message they leave.
+
+        Costs nothing in the usual case: the channel shows the version just before."""
+        last = shown.version if shown is not None else -1
+        if outbox.version - last <= 1:
+            return shown
+        order = self.order_of(outbox.table_id)
+        records = [r for r in await self.store.undelivered_outboxes(table_id=outbox.table_id)
+                   if last < r.version < outbox.version and r.version not in order.in_flight]
+        for record in sorted(records, key=lambda r: (r.version, r.id)):
+            older = without_choices(Outbox.from_json(record.payload, record.id))
+            if older.public is not None and older.public.kind == "reminder":
+                continue  # an ask of a turn that is over: ``outbox`` asks anew
+            log.info("outbox %s of table %s (v%d) was never told: told before v%d",
+                     record.id, outbox.table_id, record.version, outbox.version)
+            await self._deliver(older, None, asyncio.Event(), missed=False)
+            shown = await self.turn_messages.current(outbox.table_id)
+        return shown
 
     async def post_board(self, outbox: Outbox) -> discord.Message | None:
         """Re-post a playing table's board with fresh turn buttons (when the last turn
