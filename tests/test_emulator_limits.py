@@ -252,3 +252,42 @@ async def test_limits_can_be_turned_off_for_raw_speed(http: Http) -> None:
     _, headers, _ = await http.send(emu.channel.id)
     assert not any(h.startswith("X-RateLimit") for h in headers)
     assert not emu.ratelimits.enabled and not emu.ratelimits.met()
+
+
+async def test_an_interaction_token_lasts_fifteen_minutes_on_the_emulators_clock(
+    http: Http,
+) -> None:
+    """Discord: "Interaction tokens are valid for 15 minutes"; past that the webhook
+    routes of the token answer 401 Invalid Webhook Token (50027)."""
+    emu = http.emu
+    await http.send(emu.channel.id, "with a button")
+    inter = emu.start_interaction(
+        emu.user("alice").user,
+        emu.channel,
+        MESSAGE_COMPONENT,
+        {"custom_id": "x", "component_type": 2},
+        message=emu.channel.messages[0],
+    )
+    callback = f"/interactions/{inter.id}/{inter.token}/callback"
+    assert (await http.call("POST", callback, {"type": 6}, token=None))[0] == 200
+    hook = f"/webhooks/{emu.application_id}/{inter.token}"
+    status, _, posted = await http.call("POST", hook, {"content": "early"}, token=None)
+    assert status == 200
+    emu.advance_time(15 * 60 - 1.0)
+    edit = f"{hook}/messages/{posted['id']}"
+    assert (await http.call("PATCH", edit, {"content": "still mine"}, token=None))[0] == 200
+    emu.advance_time(2.0)
+    for method, path, body in (
+        ("POST", hook, {"content": "late"}),
+        ("PATCH", edit, {"content": "too late"}),
+        ("PATCH", f"{hook}/messages/@original", {"content": "too late"}),
+    ):
+        status, _, answer = await http.call(method, path, body, token=None)
+        assert status == 401 and answer == {"code": 50027, "message": "Invalid Webhook Token"}
+    # The bot token still edits the message: the bot authored it.
+    status, _, _ = await http.call(
+        "PATCH", f"/channels/{emu.channel.id}/messages/{posted['id']}", {"content": "bot"}
+    )
+    assert status == 200 and emu.messages[int(posted["id"])].content == "bot"
+    assert emu.ratelimits.invalid == 3  # 401s are invalid requests
+    assert [e.code for e in emu.take_errors()] == [50027] * 3

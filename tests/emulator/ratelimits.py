@@ -233,6 +233,34 @@ class RateLimits:
     def banned(self, ip: str = "127.0.0.1") -> bool:
         return self._banned_until.get(ip, -math.inf) > self.emu.now()
 
+    def spend(self, method: str, template: str, **params: str) -> float:
+        """Use up a route's bucket now, as another client of the application would (another
+        process of the bot holding the same token or channel): its window opens now with
+        nothing left, so the next request on it meets a 429. Returns the window's
+        length, the longest a client may be told to wait."""
+        assert self.policy is not None, "rate limits are off"
+        route = route_for(self.policy, method, template, params)
+        bucket = self._routes.setdefault((route.name, route.major), _Bucket(route.window))
+        bucket.window = route.window
+        bucket.start, bucket.count = self.emu.now(), route.window.limit
+        return route.window.per
+
+    def spend_global(self, token: str | None = None) -> float:
+        """Use up the global window of ``token`` (the emulator's bot token by default)
+        now, as the bot's other processes would; returns the window's length."""
+        assert self.policy is not None, "rate limits are off"
+        who = f"Bot {token or self.emu.token}"
+        bucket = self._global.setdefault(who, _Bucket(self.policy.global_limit))
+        bucket.window = self.policy.global_limit
+        bucket.start, bucket.count = self.emu.now(), bucket.window.limit
+        return bucket.window.per
+
+    def take_limited(self) -> list[Limited]:
+        """The 429s the emulator answered since the last call, forgotten for
+        ``assert_clean`` (a test that forced them checks them itself); counters stay."""
+        events, self.events = self.events, []
+        return events
+
     # -- the hook -------------------------------------------------------------------------
 
     async def serve(
@@ -288,6 +316,7 @@ class RateLimits:
         if not exempt:
             who = request.headers.get("Authorization") or f"ip:{ip}"
             gbucket = self._global.setdefault(who, _Bucket(self.policy.global_limit))
+            gbucket.window = self.policy.global_limit
             gbucket.roll(now)
             if gbucket.remaining == 0:
                 retry = gbucket.reset_after(now)
@@ -295,8 +324,7 @@ class RateLimits:
                     method, template, path, GLOBAL, retry, ip, self._global_answer(retry)
                 )
         bucket = self._routes.setdefault((route.name, route.major), _Bucket(route.window))
-        if bucket.window != route.window:  # the policy changed under a live bucket
-            bucket.window = route.window
+        bucket.window = route.window  # the policy may have changed under a live bucket
         bucket.roll(now)
         if bucket.remaining == 0:
             retry = bucket.reset_after(now)
