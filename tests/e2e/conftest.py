@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.harness import E2E, BotProcess, stop_quietly
+from tests.e2e.harness import E2E, BotProcess, report_rate_limits, stop_quietly
 from tests.emulator import Emulator
+from tests.emulator.ratelimits import DISCORD_LIMITS
 
 logging.getLogger("emulator").setLevel(logging.ERROR)
 
@@ -29,6 +30,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "bot_env(**env): environment overrides for the bot "
         "process of the e2e fixture (e.g. AI_DELAY='1')",
+    )
+    config.addinivalue_line(
+        "markers",
+        "rate_limits(policy): the emulator's RateLimitPolicy for the e2e fixture "
+        "(None: off; default: Discord's)",
     )
 
 
@@ -46,16 +52,20 @@ def pytest_runtest_makereport(
 async def e2e(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[E2E]:
     """(emu, bot process, (alice, bob, carol)); the bot is connected and its commands
     synced. On teardown the bot must have sent nothing Discord would refuse (tests that
-    provoke refusals take them with ``emu.take_errors()``). ``@pytest.mark.bot_env(...)``
-    sets extra environment variables for the bot process."""
+    provoke refusals take them with ``emu.take_errors()``) and met no global 429 nor a
+    ban (route 429s are reported). ``@pytest.mark.bot_env(...)`` sets extra environment
+    variables for the bot process, ``@pytest.mark.rate_limits(policy)`` the emulator's
+    rate limits."""
     marker = request.node.get_closest_marker("bot_env")
     env = {k: str(v) for k, v in (marker.kwargs if marker else {}).items()}
-    async with Emulator() as emu:
+    limits = request.node.get_closest_marker("rate_limits")
+    async with Emulator(rate_limits=limits.args[0] if limits else DISCORD_LIMITS) as emu:
         bot = BotProcess(emu, tmp_path, **env)
         try:
             await bot.start()
             users = (emu.user("alice"), emu.user("bob"), emu.user("carol"))
             yield E2E(emu, bot, users)
+            report_rate_limits(emu)
             call = getattr(request.node, "report_call", None)
             if call is not None and call.failed:
                 print(f"--- bot log ({bot.log_path}) ---\n{bot.log()[-6000:]}")

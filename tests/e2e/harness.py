@@ -13,6 +13,7 @@ import contextlib
 import os
 import signal
 import sys
+import warnings
 from pathlib import Path
 from typing import NamedTuple
 
@@ -163,6 +164,20 @@ def latest_with_buttons(emu: Emulator, channel_id: int | None = None) -> Message
         if game_buttons or msg.selects:
             return msg
     return None
+
+
+class RateLimitReport(UserWarning):
+    """An end-to-end test met Discord's rate limits (shown in pytest's warnings summary)."""
+
+
+def report_rate_limits(emu: Emulator) -> None:
+    """If the test met a 429 or a ban, say so: a summary line on stdout and a warning in
+    pytest's summary. A route 429 is only reported (discord.py waited and retried it);
+    a global 429 or a ban also fails ``emu.assert_clean()``."""
+    if emu.ratelimits.met():
+        line = emu.ratelimits.summary()
+        print(line)
+        warnings.warn(line, RateLimitReport, stacklevel=2)
 
 
 async def stop_quietly(bot: BotProcess) -> None:

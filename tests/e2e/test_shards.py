@@ -46,7 +46,7 @@ from bot.core.tables.audit import audit_store
 from bot.messages.ui.texts import literal
 from engines import get_game
 from tests.conftest import BACKENDS, PgSchema
-from tests.e2e.harness import BotProcess, latest_with_buttons, stop_quietly
+from tests.e2e.harness import BotProcess, latest_with_buttons, report_rate_limits, stop_quietly
 from tests.e2e.play import click_code, fti_turn, prompt_version
 from tests.emulator import Channel, Emulator, Interaction, Message, Person
 
@@ -131,6 +131,7 @@ async def cluster(request: pytest.FixtureRequest, emu: Emulator, tmp_path: Path,
             *(bot.start(sync=i == 0, timeout=90) for i, bot in enumerate(bots)),
             *(first_shard(i, bot) for i, bot in enumerate(bots)))
         yield Cluster(emu, bots, store, launched, [up[i] for i in range(len(bots))])
+        report_rate_limits(emu)
         call = getattr(request.node, "report_call", None)
         if call is not None and call.failed:
             _print_logs(bots)

@@ -40,6 +40,7 @@ from tests.emulator.models import (
     Snowflakes,
     User,
 )
+from tests.emulator.ratelimits import DISCORD_LIMITS, RateLimitPolicy, RateLimits
 
 log = logging.getLogger("emulator")
 
@@ -66,6 +67,7 @@ ALLOWED_CALLBACKS = {
 NONCE_WINDOW = 300.0
 """Seconds within which Discord answers a repeated nonce with the earlier message."""
 
+
 class InteractionFailed(AssertionError):
     """The bot did not answer an interaction in time: the user saw "This interaction failed"."""
 
@@ -81,6 +83,7 @@ class Fault:
     times: int | None = 1
     hits: int = 0
     after_apply: bool = False  # 5xx after doing the work: the answer is lost, not the request
+    shared: bool = False  # a 429 of a shared resource (X-RateLimit-Scope: shared)
 
     def matches(self, method: str, template: str) -> bool:
         if self.times is not None and self.hits >= self.times:
@@ -108,8 +111,9 @@ class Faults:
         retry_after: float = 0.25,
         is_global: bool = False,
         times: int | None = 1,
+        shared: bool = False,
     ) -> Fault:
-        fault = Fault(route, 429, retry_after, is_global, times)
+        fault = Fault(route, 429, retry_after, is_global, times, shared=shared)
         self.rules.append(fault)
         return fault
 
@@ -175,6 +179,7 @@ class Emulator:
         shard_count: int = 1,
         guilds: int = 1,
         response_window: float = RESPONSE_WINDOW,
+        rate_limits: RateLimitPolicy | None = DISCORD_LIMITS,
     ) -> None:
         self.token = token
         self.shard_count = shard_count
@@ -197,6 +202,9 @@ class Emulator:
         self.guild_commands: dict[int, dict[int, dict[str, Any]]] = {}
         self.open_modals: dict[int, Interaction] = {}  # user id -> interaction that opened one
         self.faults = Faults()
+        self.ratelimits = RateLimits(self, rate_limits)
+        """Discord's rate limits (on unless ``rate_limits=None``): see
+        :mod:`tests.emulator.ratelimits`."""
         self.app_permissions = ALL_PERMISSIONS
         """The bot's permissions as interactions report them (``app_permissions``): a
         test takes some away to see the bot say so."""
@@ -431,6 +439,7 @@ class Emulator:
         left an interaction unanswered."""
         problems = [f"{m} {p}: {e}" for m, p, e in self.api_errors]
         problems += [f"unknown route {r}" for r in self.unknown_routes]
+        problems += self.ratelimits.problems()
         problems += [
             f"{i!r} failed: no answer within {self.response_window}s"
             for i in self.interactions.values()
@@ -656,8 +665,16 @@ class Emulator:
             return self._json({"code": 0, "message": "404: Not Found"}, 404)
         self._inflight += 1
         self._last_activity = time.perf_counter()
+        template, _handler, match = found
         try:
-            return await self._serve(request, method, path, *found)
+            return await self.ratelimits.serve(
+                request,
+                method,
+                path,
+                template,
+                match.groupdict(),
+                lambda: self._serve(request, method, path, *found),
+            )
         finally:
             self._inflight -= 1
             self._last_activity = time.perf_counter()
@@ -706,6 +723,16 @@ class Emulator:
             return web.Response(status=204)
         return self._json(result)
 
+    def note_call(self, method: str, template: str, path: str, status: int) -> None:
+        """A REST call answered without reaching its route (a rate limit, a ban)."""
+        self.requests.append(RestCall(method, template, path, status, time.perf_counter()))
+
+    def note_retry(self, seconds: float) -> None:
+        """A 429 told the client to wait ``seconds``: :meth:`settle` waits for the retry."""
+        self._retry_pending_until = max(
+            self._retry_pending_until, time.perf_counter() + seconds + 0.5
+        )
+
     def _fault_response(self, fault: Fault) -> web.Response:
         now = time.perf_counter()
         if fault.status == 429:
@@ -715,7 +742,9 @@ class Emulator:
             headers = {
                 "Via": "1.1 google",
                 "Retry-After": str(fault.retry_after),
-                "X-RateLimit-Scope": "global" if fault.is_global else "user",
+                "X-RateLimit-Scope": (
+                    "global" if fault.is_global else "shared" if fault.shared else "user"
+                ),
             }
             if fault.is_global:
                 headers["X-RateLimit-Global"] = "true"
