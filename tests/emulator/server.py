@@ -20,7 +20,7 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.emulator import limits
+from tests.emulator import limits, spec
 from tests.emulator.gateway import DIRECT_MESSAGES, GUILD_MESSAGES, Gateway
 from tests.emulator.limits import ApiError
 from tests.emulator.models import (
@@ -65,6 +65,7 @@ ALLOWED_CALLBACKS = {
 
 NONCE_WINDOW = 300.0
 """Seconds within which Discord answers a repeated nonce with the earlier message."""
+
 
 class InteractionFailed(AssertionError):
     """The bot did not answer an interaction in time: the user saw "This interaction failed"."""
@@ -197,6 +198,8 @@ class Emulator:
         self.guild_commands: dict[int, dict[int, dict[str, Any]]] = {}
         self.open_modals: dict[int, Interaction] = {}  # user id -> interaction that opened one
         self.faults = Faults()
+        self.spec = spec.description()
+        """Discord's OpenAPI description: every REST request is checked against it."""
         self.app_permissions = ALL_PERMISSIONS
         """The bot's permissions as interactions report them (``app_permissions``): a
         test takes some away to see the bot say so."""
@@ -687,6 +690,8 @@ class Emulator:
             return self._json({"code": 0, "message": "401: Unauthorized"}, 401)
         try:
             body, files = await self._read(request)
+            ctype = request.headers.get("Content-Type", "")
+            self.spec.check(method, path, request.query, ctype, body, [n for _, _, n in files])
             req = Req(method, dict(match.groupdict()), dict(request.query), body, files)
             result = await handler(req)
         except ApiError as exc:
