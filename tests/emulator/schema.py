@@ -259,9 +259,9 @@ class Validator:
 
     # ---- checking ------------------------------------------------------------------------
 
-    def first(self, schema: Any, value: Any) -> Violation | None:
+    def first(self, schema: Any, value: Any, path: JsonPath = ()) -> Violation | None:
         """The first violation of ``schema`` by ``value``, or None when it is valid."""
-        return next(self.violations(schema, value), None)
+        return next(self.violations(schema, value, path), None)
 
     def is_valid(self, schema: Any, value: Any) -> bool:
         return self.first(schema, value) is None
@@ -423,7 +423,7 @@ class Validator:
             # whole oneOf, and its own violation is the one worth reporting.
             yield from self.violations(branches[index], value, path)
             return
-        found = [self.first(b, value) for b in branches]
+        found = [self.first(b, value, path) for b in branches]
         matched = sum(v is None for v in found)
         if matched == 1 or (matched and not exactly_one):
             return
