@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -178,7 +178,7 @@ class Validator:
         self._refs: dict[str, Any] = {}
         self._tags: dict[int, dict[Any, int] | None] = {}
         self._consts: dict[int, tuple[list[Any], frozenset[tuple[str, Any]]] | None] = {}
-        self._patterns: dict[str, re.Pattern[str]] = {}
+        self._compiled: dict[int, tuple[Any, Check]] = {}
 
     # ---- references and tagged unions ----------------------------------------------------
 
@@ -258,196 +258,342 @@ class Validator:
         return self._consts[key]
 
     # ---- checking ------------------------------------------------------------------------
+    #
+    # Each schema is compiled once into a function value -> first Violation | None, whose
+    # path is relative to the value (a parent prefixes its own key only on a failure, so a
+    # valid request, the common case, builds no paths). A $ref compiles its target only when
+    # first used, which is what lets recursive schemas (components in components) compile.
 
     def first(self, schema: Any, value: Any, path: JsonPath = ()) -> Violation | None:
         """The first violation of ``schema`` by ``value``, or None when it is valid."""
-        return next(self.violations(schema, value, path), None)
+        found = self.compile(schema)(value)
+        return found if found is None or not path else _under(path, found)
 
     def is_valid(self, schema: Any, value: Any) -> bool:
-        return self.first(schema, value) is None
+        return self.compile(schema)(value) is None
 
-    def violations(self, schema: Any, value: Any, path: JsonPath = ()) -> Iterator[Violation]:
-        """Every violation, lazily (the first one costs only what it takes to find it)."""
+    def compile(self, schema: Any) -> Check:
+        """The checking function of ``schema`` (memoized; the schema is kept alive with it,
+        so its id is never reused for another while the entry exists)."""
+        hit = self._compiled.get(id(schema))
+        if hit is not None and hit[0] is schema:
+            return hit[1]
+        built = self._build(schema)
+        self._compiled[id(schema)] = (schema, built)
+        return built
+
+    def _build(self, schema: Any) -> Check:
         if schema is True:
-            return
+            return _valid
         if schema is False:
-            yield Violation(path, "no value is allowed here", "false")
-            return
+            return lambda value: Violation((), "no value is allowed here", "false")
+        before: list[Check] = []
         if "$ref" in schema:
-            yield from self.violations(self.resolve(schema["$ref"]), value, path)
-        kind = json_type(value)
-        if "type" in schema:
-            allowed = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
-            if kind not in allowed and not (kind == "integer" and "number" in allowed):
-                yield Violation(
-                    path, f"{kind} {_describe(value)}, expected {' or '.join(allowed)}", "type"
-                )
-                return  # the other keywords would only repeat the mismatch
-        if "const" in schema and not json_equal(value, schema["const"]):
-            yield Violation(path, f"{_describe(value)}, expected {schema['const']!r}", "const")
-        if "enum" in schema and not any(json_equal(value, e) for e in schema["enum"]):
-            yield Violation(path, f"{_describe(value)} is not one of {schema['enum']!r}", "enum")
-        if "format" in schema:
-            why = _format_ok(schema["format"], value)
-            if why:
-                yield Violation(path, why, "format")
-        if kind == "string":
-            yield from self._string(schema, value, path)
-        elif kind in ("integer", "number"):
-            yield from self._number(schema, value, path)
-        elif kind == "array":
-            yield from self._array(schema, value, path)
-        elif kind == "object":
-            yield from self._object(schema, value, path)
-        for sub in schema.get("allOf", ()):
-            yield from self.violations(sub, value, path)
-        if "oneOf" in schema:
-            yield from self._union(schema["oneOf"], value, path, exactly_one=True)
-        if "anyOf" in schema:
-            yield from self._union(schema["anyOf"], value, path, exactly_one=False)
+            before.append(self._ref(schema["$ref"]))
+        for key in ("const", "enum", "format"):
+            if key in schema:
+                before.append(_KEYWORD_CHECKS[key](schema[key]))
+        by_kind = {
+            "string": self._string(schema),
+            "integer": self._number(schema),
+            "number": self._number(schema),
+            "array": self._array(schema),
+            "object": self._object(schema),
+        }
+        after: list[Check] = [self.compile(sub) for sub in schema.get("allOf", ())]
+        for key in ("oneOf", "anyOf"):
+            if key in schema:
+                after.append(self._union(schema[key], exactly_one=key == "oneOf"))
+        allowed = schema.get("type")
+        types = (
+            None if allowed is None else set(allowed if isinstance(allowed, list) else [allowed])
+        )
+        expected = "" if types is None else " or ".join(sorted(types))
 
-    def _string(self, schema: Mapping[str, Any], value: str, path: JsonPath) -> Iterator[Violation]:
-        if "maxLength" in schema and len(value) > schema["maxLength"]:
-            yield Violation(
-                path,
-                f"{len(value)} characters, more than the {schema['maxLength']} allowed",
-                "maxLength",
+        def check(value: Any) -> Violation | None:
+            kind = json_type(value)
+            if (
+                types is not None
+                and kind not in types
+                and not (kind == "integer" and "number" in types)
+            ):
+                # The other keywords would only repeat the mismatch.
+                return Violation((), f"{kind} {_describe(value)}, expected {expected}", "type")
+            for group in (before, by_kind.get(kind, ()), after):
+                for one in group:
+                    found = one(value)
+                    if found is not None:
+                        return found
+            return None
+
+        return check
+
+    def _ref(self, ref: str) -> Check:
+        target: list[Check] = []
+
+        def check(value: Any) -> Violation | None:
+            if not target:
+                target.append(self.compile(self.resolve(ref)))
+            return target[0](value)
+
+        self.resolve(ref)  # a reference that points nowhere fails when the schema compiles
+        return check
+
+    def _string(self, schema: Mapping[str, Any]) -> list[Check]:
+        checks: list[Check] = []
+        if "maxLength" in schema:
+            most = schema["maxLength"]
+            checks.append(
+                lambda v: (
+                    None
+                    if len(v) <= most
+                    else Violation(
+                        (), f"{len(v)} characters, more than the {most} allowed", "maxLength"
+                    )
+                )
             )
-        if "minLength" in schema and len(value) < schema["minLength"]:
-            yield Violation(
-                path,
-                f"{len(value)} characters, fewer than the {schema['minLength']} required",
-                "minLength",
+        if "minLength" in schema:
+            least = schema["minLength"]
+            checks.append(
+                lambda v: (
+                    None
+                    if len(v) >= least
+                    else Violation(
+                        (), f"{len(v)} characters, fewer than the {least} required", "minLength"
+                    )
+                )
             )
         if "pattern" in schema:
-            pattern = self._patterns.get(schema["pattern"])
-            if pattern is None:
-                pattern = self._patterns[schema["pattern"]] = re.compile(schema["pattern"])
-            if not pattern.search(value):
-                yield Violation(
-                    path, f"{_describe(value)} does not match {schema['pattern']}", "pattern"
+            text = schema["pattern"]
+            pattern = re.compile(text)
+            checks.append(
+                lambda v: (
+                    None
+                    if pattern.search(v)
+                    else Violation((), f"{_describe(v)} does not match {text}", "pattern")
                 )
-
-    def _number(
-        self, schema: Mapping[str, Any], value: float, path: JsonPath
-    ) -> Iterator[Violation]:
-        if isinstance(value, float) and not math.isfinite(value):
-            yield Violation(path, f"{value} is not a JSON number", "type")
-        if "minimum" in schema and value < schema["minimum"]:
-            yield Violation(path, f"{value} is below the minimum {schema['minimum']}", "minimum")
-        if "maximum" in schema and value > schema["maximum"]:
-            yield Violation(path, f"{value} is above the maximum {schema['maximum']}", "maximum")
-
-    def _array(
-        self, schema: Mapping[str, Any], value: list[Any], path: JsonPath
-    ) -> Iterator[Violation]:
-        if "maxItems" in schema and len(value) > schema["maxItems"]:
-            yield Violation(
-                path, f"{len(value)} items, more than the {schema['maxItems']} allowed", "maxItems"
             )
-        if "minItems" in schema and len(value) < schema["minItems"]:
-            yield Violation(
-                path,
-                f"{len(value)} items, fewer than the {schema['minItems']} required",
-                "minItems",
+        return checks
+
+    def _number(self, schema: Mapping[str, Any]) -> list[Check]:
+        checks: list[Check] = [
+            lambda v: (
+                None
+                if not isinstance(v, float) or math.isfinite(v)
+                else Violation((), f"{v} is not a JSON number", "type")
+            )
+        ]
+        if "minimum" in schema:
+            low = schema["minimum"]
+            checks.append(
+                lambda v: (
+                    None
+                    if v >= low
+                    else Violation((), f"{v} is below the minimum {low}", "minimum")
+                )
+            )
+        if "maximum" in schema:
+            high = schema["maximum"]
+            checks.append(
+                lambda v: (
+                    None
+                    if v <= high
+                    else Violation((), f"{v} is above the maximum {high}", "maximum")
+                )
+            )
+        return checks
+
+    def _array(self, schema: Mapping[str, Any]) -> list[Check]:
+        checks: list[Check] = []
+        if "maxItems" in schema:
+            most = schema["maxItems"]
+            checks.append(
+                lambda v: (
+                    None
+                    if len(v) <= most
+                    else Violation((), f"{len(v)} items, more than the {most} allowed", "maxItems")
+                )
+            )
+        if "minItems" in schema:
+            least = schema["minItems"]
+            checks.append(
+                lambda v: (
+                    None
+                    if len(v) >= least
+                    else Violation(
+                        (), f"{len(v)} items, fewer than the {least} required", "minItems"
+                    )
+                )
             )
         if schema.get("uniqueItems"):
-            for j in range(len(value)):
-                if any(json_equal(value[i], value[j]) for i in range(j)):
-                    yield Violation(
-                        (*path, j), f"{_describe(value[j])} repeats an earlier item", "uniqueItems"
-                    )
-                    break
+            checks.append(_unique)
         if "items" in schema:
-            for i, item in enumerate(value):
-                yield from self.violations(schema["items"], item, (*path, i))
+            item_schema = schema["items"]
 
-    def _object(
-        self, schema: Mapping[str, Any], value: dict[str, Any], path: JsonPath
-    ) -> Iterator[Violation]:
-        for name in schema.get("required", ()):
-            if name not in value:
-                yield Violation((*path, name), "this field is required", "required")
-        if "maxProperties" in schema and len(value) > schema["maxProperties"]:
-            yield Violation(
-                path,
-                f"{len(value)} properties, more than the {schema['maxProperties']} allowed",
-                "maxProperties",
+            def items(v: list[Any]) -> Violation | None:
+                each = self.compile(item_schema)
+                for i, item in enumerate(v):
+                    found = each(item)
+                    if found is not None:
+                        return _under((i,), found)
+                return None
+
+            checks.append(items)
+        return checks
+
+    def _object(self, schema: Mapping[str, Any]) -> list[Check]:
+        checks: list[Check] = []
+        required = tuple(schema.get("required", ()))
+        if required:
+
+            def present(v: dict[str, Any]) -> Violation | None:
+                for name in required:
+                    if name not in v:
+                        return Violation((name,), "this field is required", "required")
+                return None
+
+            checks.append(present)
+        if "maxProperties" in schema:
+            most = schema["maxProperties"]
+            checks.append(
+                lambda v: (
+                    None
+                    if len(v) <= most
+                    else Violation(
+                        (), f"{len(v)} properties, more than the {most} allowed", "maxProperties"
+                    )
+                )
             )
-        if "minProperties" in schema and len(value) < schema["minProperties"]:
-            yield Violation(
-                path,
-                f"{len(value)} properties, fewer than the {schema['minProperties']} required",
-                "minProperties",
+        if "minProperties" in schema:
+            least = schema["minProperties"]
+            checks.append(
+                lambda v: (
+                    None
+                    if len(v) >= least
+                    else Violation(
+                        (), f"{len(v)} properties, fewer than the {least} required", "minProperties"
+                    )
+                )
             )
         properties = schema.get("properties", {})
         extra = schema.get("additionalProperties", True)
-        for name, item in value.items():
-            if name in properties:
-                yield from self.violations(properties[name], item, (*path, name))
-            elif extra is False:
-                yield Violation(
-                    (*path, name), "this field is not allowed here", "additionalProperties"
-                )
-            elif extra is not True:
-                yield from self.violations(extra, item, (*path, name))
+        if properties or extra is not True:
 
-    def _union(
-        self, branches: Sequence[Any], value: Any, path: JsonPath, *, exactly_one: bool
-    ) -> Iterator[Violation]:
+            def members(v: dict[str, Any]) -> Violation | None:
+                for name, item in v.items():
+                    sub = properties.get(name, extra)
+                    if sub is True:
+                        continue
+                    if sub is False:
+                        found = Violation(
+                            (), "this field is not allowed here", "additionalProperties"
+                        )
+                    else:
+                        found = self.compile(sub)(item)
+                    if found is not None:
+                        return _under((name,), found)
+                return None
+
+            checks.append(members)
+        return checks
+
+    def _union(self, branches: Sequence[Any], *, exactly_one: bool) -> Check:
+        keyword = "oneOf" if exactly_one else "anyOf"
         consts = self._consts_of(branches)
         if consts is not None:
+            values, keys = consts
             # Distinct constants: a value equals one of them or none, so a set lookup is the
             # whole union (and "not one of [...]" is what a person needs to read).
-            if _scalar_key(value) not in consts[1]:
-                yield Violation(
-                    path,
-                    f"{_describe(value)} is not one of {consts[0]}",
-                    "oneOf" if exactly_one else "anyOf",
-                )
-            return
+            return lambda v: (
+                None
+                if _scalar_key(v) in keys
+                else Violation((), f"{_describe(v)} is not one of {values}", keyword)
+            )
         tags = self._tags_of(branches)
-        if tags is not None and isinstance(value, dict) and "type" in value:
-            tag = value["type"]
-            index = (
-                tags.get(tag) if isinstance(tag, int | str) and not isinstance(tag, bool) else None
-            )
-            if index is None:
-                yield Violation(
-                    (*path, "type"),
-                    f"{_describe(tag)} is not one of {sorted(tags, key=str)}",
-                    "oneOf" if exactly_one else "anyOf",
-                )
-                return
-            # The tags are distinct, so no other branch can match: checking this one is the
-            # whole oneOf, and its own violation is the one worth reporting.
-            yield from self.violations(branches[index], value, path)
-            return
-        found = [self.first(b, value, path) for b in branches]
-        matched = sum(v is None for v in found)
-        if matched == 1 or (matched and not exactly_one):
-            return
-        if matched > 1:
-            yield Violation(
-                path, f"matches {matched} of the oneOf branches, not exactly one", "oneOf"
-            )
-            return
-        yield self._explain(found, value, path, "oneOf" if exactly_one else "anyOf")
 
-    def _explain(
-        self,
-        found: list[Violation | None],
-        value: Any,
-        path: JsonPath,
-        keyword: str,
-    ) -> Violation:
-        """Why no branch matched: the violation of the one branch whose JSON type fits the
-        value (null-or-something), else the deepest violation found, else a plain "none"."""
-        failures = [v for v in found if v is not None]
-        fitting = [v for v in failures if not (v.path == path and v.keyword == "type")]
-        if len(fitting) == 1:
-            return fitting[0]
-        deepest = max(failures, key=lambda v: len(v.path))
-        if len(deepest.path) > len(path):
-            return deepest
-        return Violation(path, f"{_describe(value)} matches none of the allowed shapes", keyword)
+        def check(value: Any) -> Violation | None:
+            if tags is not None and isinstance(value, dict) and "type" in value:
+                tag = value["type"]
+                index = tags.get(tag) if _scalar_key(tag) is not None else None
+                if index is None or isinstance(tag, bool):
+                    return Violation(
+                        ("type",),
+                        f"{_describe(tag)} is not one of {sorted(tags, key=str)}",
+                        keyword,
+                    )
+                # The tags are distinct, so no other branch can match: this branch is the
+                # whole union, and its own violation is the one worth reporting.
+                return self.compile(branches[index])(value)
+            found = [self.compile(b)(value) for b in branches]
+            matched = sum(v is None for v in found)
+            if matched == 1 or (matched and not exactly_one):
+                return None
+            if matched > 1:
+                return Violation(
+                    (), f"matches {matched} of the oneOf branches, not exactly one", keyword
+                )
+            return _explain(found, value, keyword)
+
+        return check
+
+
+Check = Callable[[Any], "Violation | None"]
+
+
+def _valid(value: Any) -> Violation | None:
+    return None
+
+
+def _under(prefix: JsonPath, found: Violation) -> Violation:
+    return Violation((*prefix, *found.path), found.message, found.keyword)
+
+
+def _unique(v: list[Any]) -> Violation | None:
+    for j in range(len(v)):
+        if any(json_equal(v[i], v[j]) for i in range(j)):
+            return Violation((j,), f"{_describe(v[j])} repeats an earlier item", "uniqueItems")
+    return None
+
+
+def _const(expected: Any) -> Check:
+    return lambda v: (
+        None
+        if json_equal(v, expected)
+        else Violation((), f"{_describe(v)}, expected {expected!r}", "const")
+    )
+
+
+def _enum(allowed: list[Any]) -> Check:
+    return lambda v: (
+        None
+        if any(json_equal(v, e) for e in allowed)
+        else Violation((), f"{_describe(v)} is not one of {allowed!r}", "enum")
+    )
+
+
+def _format(fmt: str) -> Check:
+    def check(v: Any) -> Violation | None:
+        why = _format_ok(fmt, v)
+        return None if why is None else Violation((), why, "format")
+
+    return check
+
+
+_KEYWORD_CHECKS: dict[str, Callable[[Any], Check]] = {
+    "const": _const,
+    "enum": _enum,
+    "format": _format,
+}
+
+
+def _explain(found: list[Violation | None], value: Any, keyword: str) -> Violation:
+    """Why no branch of a union matched: the violation of the one branch whose JSON type
+    fits the value (null-or-something), else the deepest violation, else a plain "none"."""
+    failures = [v for v in found if v is not None]
+    fitting = [v for v in failures if not (v.path == () and v.keyword == "type")]
+    if len(fitting) == 1:
+        return fitting[0]
+    deepest = max(failures, key=lambda v: len(v.path))
+    if deepest.path:
+        return deepest
+    return Violation((), f"{_describe(value)} matches none of the allowed shapes", keyword)

@@ -14,12 +14,13 @@ not have) and records, so ``Emulator.assert_clean()`` fails the test naming the 
 the JSON path.
 
 >>> d = description()
->>> d.check("POST", "/channels/1/messages", {}, "application/json", {"content": "hi"}, [])
+>>> d.check("POST", "/channels/1/messages", {}, "application/json", {"content": "hi"}, []).label
+'create_message (POST /channels/{channel_id}/messages)'
 >>> try:
 ...     d.check("POST", "/channels/1/messages", {}, "application/json", {"tts": "no"}, [])
 ... except SpecViolation as exc:
-...     print(exc.operation, exc.path)
-create_message tts
+...     print(exc.path, "-", exc.detail)
+tts - string 'no', expected boolean or null
 """
 
 from __future__ import annotations
