@@ -69,6 +69,9 @@ async def e2e(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[E
             call = getattr(request.node, "report_call", None)
             if call is not None and call.failed:
                 print(f"--- bot log ({bot.log_path}) ---\n{bot.log()[-6000:]}")
+                # What the emulator refused explains many a timeout (a move Discord refused).
+                refused = [f"{m} {p}: {e}" for m, p, e in emu.api_errors]
+                print("--- refused by the emulator ---", *refused[-20:], sep="\n  ")
             else:
                 emu.assert_clean()
                 bot.assert_log_clean()

@@ -20,7 +20,7 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.emulator import limits
+from tests.emulator import limits, spec
 from tests.emulator.gateway import DIRECT_MESSAGES, GUILD_MESSAGES, Gateway
 from tests.emulator.limits import ApiError
 from tests.emulator.models import (
@@ -205,6 +205,8 @@ class Emulator:
         self.ratelimits = RateLimits(self, rate_limits)
         """Discord's rate limits (on unless ``rate_limits=None``): see
         :mod:`tests.emulator.ratelimits`."""
+        self.spec = spec.description()
+        """Discord's OpenAPI description: every REST request is checked against it."""
         self.app_permissions = ALL_PERMISSIONS
         """The bot's permissions as interactions report them (``app_permissions``): a
         test takes some away to see the bot say so."""
@@ -704,6 +706,8 @@ class Emulator:
             return self._json({"code": 0, "message": "401: Unauthorized"}, 401)
         try:
             body, files = await self._read(request)
+            ctype = request.headers.get("Content-Type", "")
+            self.spec.check(method, path, request.query, ctype, body, [n for _, _, n in files])
             req = Req(method, dict(match.groupdict()), dict(request.query), body, files)
             result = await handler(req)
         except ApiError as exc:
