@@ -21,6 +21,13 @@ pictures uploaded (channel messages and edits carrying a file), both per decisio
 the seat's own pictures (hands) drawn. ``--base DIR`` runs the same tables with another
 checkout (``git archive main | tar -x -C DIR``) in a child process, in the same run, and
 prints before/after. One JSON line at the end.
+
+Figures (2026-12-06, 1 seed per game and way, at most 150 decisions, drawn per decision,
+before (31cc18f) -> after the step rule of bot/messages/delivery/step_pictures.py):
+Crossroads Inn 1.007 -> 0.180 (1 person + 2 AIs), 1.007 -> 0.113 (AIs only); Fairy Tale
+Inn 1.031 -> 1.000, 1.034 -> 0.862; Save the Treasure 1.012 -> 0.700, 1.014 -> 0.414;
+Winter Tales 0.553 -> 0.293, 0.580 -> 0.258; Pocket 1.023 -> 1.023, 1.024 -> 0.071 (a
+solo AI's game is one long turn: its board comes when the message goes on).
 """
 
 from __future__ import annotations
