@@ -202,6 +202,17 @@ class GameUI:
             return []
         return [self.private_menu(view, legal)]
 
+    def step_board_fields(self, view: View) -> tuple[str, ...] | None:
+        """For one more step of the same person's turn (the turn message is edited,
+        not posted anew): the public view's fields that the choice ``view`` asks for is
+        made on. The board picture is drawn again only when one of them changed since
+        the picture the message shows; otherwise the edit keeps that picture, and the
+        step's words and buttons say the rest. ``()``: the step needs no new picture at
+        all. ``None`` (the default): every field the board shows (any change of the
+        board is drawn). A turn that passes to someone else, and the end of the game,
+        always show the board as it is."""
+        return None
+
     def hand_picture_key(self, view: View) -> Any:
         """What the private picture shows: it is drawn again only when this changes."""
         return view.model_dump(mode="json")

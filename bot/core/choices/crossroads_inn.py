@@ -65,6 +65,12 @@ LIMIT = 25
 ROW_WORDS = ("1", "2", "3", "4")
 GOSSIP_WORD = {"economic": "economic", "political": "political", "travellers": "traveller's"}
 SECRET_KINDS = frozenset({"keep_recipe", "discard_recipe"})
+TRACK_FIELDS = ("tracks",)
+"""The public view's field holding the tiles on the Investment Tracks."""
+TRACK_STEPS = frozenset({"invest", "reserve"})
+"""Steps whose choices are tiles on the tracks."""
+TRACK_DECISIONS = frozenset({"investment_pick", "townsfolk"})
+"""Pending decisions whose options include tiles on the tracks."""
 """Pending decisions whose options are the seat's own secret Recipes."""
 FAMILY = {"ea": "economic_a", "eb": "economic_b", "ec": "economic_c", "pa": "political_a",
           "pb": "political_b", "pc": "political_c", "ta": "travellers_a",
@@ -865,6 +871,23 @@ class CrossroadsUI(GameUI):
 
     def label(self, action: Action, view: View | None = None) -> str:
         return action_label(action, view)
+
+    def step_board_fields(self, view: View) -> tuple[str, ...] | None:
+        """The table picture shows the boards and each innkeeper's summary, drawn when
+        the turn passes. Within a turn the innkeeper's own steps change their own
+        coins, gossips and Reputation, which the step's lines tell; what they did not
+        choose and must read off the picture is the tiles on the tracks (refilled after
+        a buy or a reservation, dealt anew by a Traveller's gossip), and only while a
+        choice is made from them: buying, reserving, a tile picked from the tracks, the
+        Townsfolk exchange with a track. The rest of a turn (the Guest Impression, the
+        gossips, building in the inn, which this picture does not show, cooking from the
+        secret Recipes, the confirmation) keeps the picture it has."""
+        v: Any = view
+        if v.phase != "turn":
+            return ()  # the draft and the corners: secret tiles and the inn, not the table
+        if v.pending is not None:
+            return TRACK_FIELDS if v.pending.kind in TRACK_DECISIONS else ()
+        return TRACK_FIELDS if v.step in TRACK_STEPS else ()
 
     # -- building the choices --------------------------------------------------------
 

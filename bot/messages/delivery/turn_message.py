@@ -1,15 +1,15 @@
 """The turn message: one channel message per turn, which reads like a game log.
 
 * **One turn message per turn.** While the same people are to act (the steps of one
-  turn), the turn message is edited: its lines grow, its picture and buttons follow the
-  table. When the turn passes to someone else, a new message is posted and the old one
-  loses its buttons (the turn message is kept in the store, so this holds across
-  restarts).
+  turn), the turn message is edited: its lines grow, its buttons follow the table.
+  When the turn passes to someone else, a new message is posted and the old one loses
+  its buttons (the turn message is kept in the store, so this holds across restarts).
 * **A ping only for a change of player** (and for a reminder): the people who are to
   act now and were not already asked by the previous turn message.
 * **A board picture only when the board changed** (the fields the game's declaration
   names, ``GameSpec.board_fields``), and never for an update a newer one is already
-  waiting behind.
+  waiting behind. Within one turn, only for a step a person decides on what changed
+  (:mod:`.step_pictures`): the other steps' edits keep the picture the message has.
 
 The service speaks plain English (its lines carry seat names and what people typed: a
 ruling's note, a passage), so its lines are made :func:`~bot.messages.ui.texts.literal`
@@ -31,12 +31,12 @@ from bot.core.choices import get_ui
 from bot.core.choices.adapter import GameUI
 from bot.core.store import Store, TurnMessage
 from bot.core.tables import Outbox, TableStatus
-from bot.messages.delivery.courier import ASK, TIDY, Courier, digest, nonce_for
+from bot.messages.delivery.courier import ASK, TIDY, Courier, nonce_for
 from bot.messages.delivery.overtake import unless
 from bot.messages.delivery.pictures import Pictures
+from bot.messages.delivery.step_pictures import Board, ShownBoards, step_fields
 from bot.messages.ui.items import build_view
 from bot.messages.ui.texts import MAX_CONTENT, clip_start, literal
-from engines.catalog import spec
 
 __all__ = ["UNREAD", "TurnMessages", "board_key"]
 
@@ -48,12 +48,7 @@ UNREAD = object()
 
 def board_key(game_id: str, view: Any) -> str:
     """What the board picture shows (the declared fields of the public view)."""
-    data = view.model_dump(mode="json") if hasattr(view, "model_dump") else dict(view)
-    try:
-        fields = spec(game_id).board_fields
-    except KeyError:
-        fields = None
-    return digest([data.get(k) for k in fields] if fields else data)
+    return Board.of(game_id, view).key
 
 
 class TurnMessages:
@@ -67,6 +62,8 @@ class TurnMessages:
         """table id -> its current turn message (read from the store after a restart)."""
         self._turn_seats: dict[str, tuple[int, ...]] = {}
         """table id -> the seats to act when its turn message was last posted or edited."""
+        self.shown = ShownBoards()
+        """table id -> what the picture its turn message shows was drawn from."""
         self.start_lines: dict[str, Callable[[Any], list[str]]] = {}
         """game id -> extra lines for the start message from the public view (Winter
         Tales: the table's lines and veils)."""
@@ -75,6 +72,7 @@ class TurnMessages:
         """The table is over: its bookkeeping goes."""
         self._turns.pop(table_id, None)
         self._turn_seats.pop(table_id, None)
+        self.shown.forget(table_id)
 
     async def current(self, table_id: str) -> TurnMessage | None:
         """The table's turn message as the store has it: another process (a DM click
@@ -166,9 +164,11 @@ class TurnMessages:
             if extra is not None:
                 lines += extra(outbox.public_view)
         buttons = self.buttons(outbox)
-        key = board_key(info.game_id, outbox.public_view) if outbox.public_view else None
+        view = outbox.public_view
+        board = Board.of(info.game_id, view) if view is not None else None
+        key = board.key if board is not None else None
         shown = prev.board_key if prev is not None else None
-        picture = (update.render_board and key is not None
+        changed = (update.render_board and key is not None
                    and (update.kind == "board" or key != shown))
         humans = () if update.finished else info.to_act_users
 
@@ -180,14 +180,6 @@ class TurnMessages:
                 return sent is not None, await self.strip(prev)
             return sent is not None, None
 
-        png = None
-        if picture:
-            png = await unless(overtaken, self.pictures.render_png(
-                info.game_id, outbox.public_view, info))
-        if overtaken is not None and overtaken.is_set():
-            # A newer version began while this picture waited to be drawn (a backlog of
-            # pictures): that one brings the board and the buttons, right after this.
-            png, buttons = None, None
         actor = _user_of(info, update.actor)
         # Who is still waiting on an earlier ask: pinged before, not answered since. The
         # mover answered theirs, even when they are to act again (a new draft round asks
@@ -213,6 +205,20 @@ class TurnMessages:
                      and update.actor is not None
                      and ((update.actor in info.to_act and same_seats) or narrowed)
                      and prev.version < update.version)
+        picture = changed
+        if picture and same_turn:
+            # One more step of the same turn: a new picture only for a person who
+            # decides on what changed (.step_pictures); the edit keeps the one it has.
+            assert board is not None
+            picture = bool(humans) and self.shown.changed(
+                info.id, shown, board, step_fields(info.game_id, view))
+        png = None
+        if picture:
+            png = await unless(overtaken, self.pictures.render_png(info.game_id, view, info))
+        if overtaken is not None and overtaken.is_set():
+            # A newer version began while this picture waited to be drawn (a backlog of
+            # pictures): that one brings the board and the buttons, right after this.
+            png, buttons = None, None
         whose = [literal(update.turn_line)] if update.turn_line else []
         # A move with no public news and nobody new to ask (one AI handing the turn to
         # another) only changes whose turn it is: the turn message says so, in place.
@@ -235,6 +241,9 @@ class TurnMessages:
                                                  content=content, view=buttons, png=png,
                                                  priority=TIDY)
                 if edited:
+                    if png is not None:
+                        assert board is not None
+                        self.shown.remember(info.id, board)
                     turn = replace(prev, version=update.version, lines=tuple(merged),
                                    pinged=tuple(u for u in prev.pinged if u in humans),
                                    has_buttons=buttons is not None,
@@ -253,15 +262,18 @@ class TurnMessages:
             pings = tuple(u for u in humans if u not in waiting)
         verb = "the table is waiting for you" if update.kind == "reminder" else "it's your turn"
         content = _content(lines + whose, pings, verb)
-        if (continued and png is None and key is not None and outbox.public_view is not None
+        if (continued and png is None and key is not None and view is not None
                 and not (overtaken is not None and overtaken.is_set())):
             # A message of its own shows the board it is about.
-            png = await self.pictures.render_png(info.game_id, outbox.public_view, info)
+            png = await self.pictures.render_png(info.game_id, view, info)
         sent = await self.courier.send(update.channel_id, content=content, pings=pings,
                                        png=png, view=buttons, nonce=nonce_for(outbox, "p"),
                                        carrier=self.carrier(outbox, via), priority=ASK)
         if sent is None:
             return False, None
+        if png is not None:
+            assert board is not None
+            self.shown.remember(info.id, board)
         if prev is not None and prev.has_buttons and prev.message_id != sent.id:
             await self.courier.strip_buttons(prev.channel_id, prev.message_id)
         # A repeat of a post that a process killed after sending it had made comes back
