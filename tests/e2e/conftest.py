@@ -18,7 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.harness import E2E, BotProcess, report_rate_limits, stop_quietly
+from tests.e2e.harness import (
+    E2E,
+    BotProcess,
+    record_request_costs,
+    report_rate_limits,
+    stop_quietly,
+)
 from tests.emulator import Emulator
 from tests.emulator.ratelimits import DISCORD_LIMITS
 
@@ -66,6 +72,7 @@ async def e2e(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[E
             users = (emu.user("alice"), emu.user("bob"), emu.user("carol"))
             yield E2E(emu, bot, users)
             report_rate_limits(emu)
+            record_request_costs(request.node.nodeid, emu, bot.db_path)
             call = getattr(request.node, "report_call", None)
             if call is not None and call.failed:
                 print(f"--- bot log ({bot.log_path}) ---\n{bot.log()[-6000:]}")

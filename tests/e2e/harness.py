@@ -180,6 +180,28 @@ def report_rate_limits(emu: Emulator) -> None:
         warnings.warn(line, RateLimitReport, stacklevel=2)
 
 
+def record_request_costs(test_id: str, emu: Emulator, db_path: Path) -> None:
+    """With ``E2E_REQUESTS_LOG`` set, append one JSON line per test: its games, the moves
+    of people and of AI seats (from the bot's action log), and the bot-token and
+    interaction-token requests the emulator counted, lobby and commands included (so
+    bot-token requests per human move is an upper bound of what a move costs)."""
+    target = os.environ.get("E2E_REQUESTS_LOG")
+    if not target or not db_path.exists():
+        return
+    import json
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(db_path)) as db:
+        games = sorted({g for (g,) in db.execute("SELECT game_id FROM tables")})
+        people, ai = db.execute(
+            "SELECT COUNT(user_id), COUNT(*) - COUNT(user_id) FROM actions").fetchone()
+    line = {"test": test_id, "games": games, "human_moves": people, "ai_moves": ai,
+            "bot_token": emu.ratelimits.kinds["bot"],
+            "interaction": emu.ratelimits.kinds["interaction"]}
+    with open(target, "a", encoding="utf-8") as out:
+        out.write(json.dumps(line) + "\n")
+
+
 async def stop_quietly(bot: BotProcess) -> None:
     with contextlib.suppress(ProcessLookupError):
         await bot.stop()
