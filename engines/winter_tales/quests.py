@@ -37,6 +37,7 @@ from engines.winter_tales.common import (
     to_discard,
     writer_seat,
 )
+from engines.winter_tales.memory_track import memory_slots, put_memory
 from engines.winter_tales.state import (
     Activate,
     ActivationFrame,
@@ -385,24 +386,6 @@ def count(state: WinterState, frame: QuestFrame, ev: Events) -> None:
 # --------------------------------------------------------------------------- memories
 
 
-def free_slots(state: WinterState) -> list[int]:
-    used = {m.slot for m in state.memories}
-    return [i for i in range(1, state.length + 1) if i not in used]
-
-
-def memory_slots(state: WinterState) -> list[int]:
-    """Where a Quest Memory may go: the first free space, or over an Objective Memory."""
-    out = free_slots(state)[:1]
-    if content().memory_track.quest_may_overwrite_objective_memory:
-        out += [m.slot for m in state.memories if m.source == "objective"]
-    return sorted(set(out))
-
-
-def objective_slots(state: WinterState) -> list[int]:
-    free = set(free_slots(state))
-    return [i for i in content().memory_track.objective_spaces if i in free]
-
-
 def memory_cards(state: WinterState, frame: QuestFrame) -> list[str]:
     if frame.result == "draw":
         used = {m.card for m in state.memories}
@@ -415,15 +398,6 @@ def memory_cards(state: WinterState, frame: QuestFrame) -> list[str]:
     if state.deck or state.discard:
         return ["deck"]
     return [content().neutral_cards[0].id]
-
-
-def put_memory(state: WinterState, memory: Memory, ev: Events, bookmark: bool) -> None:
-    state.memories = [m for m in state.memories if m.slot != memory.slot]
-    state.memories.append(memory)
-    state.memories.sort(key=lambda m: m.slot)
-    state.last_placer = memory.placed_by
-    if bookmark:
-        state.bookmark = memory.slot
 
 
 def consequences(state: WinterState, frame: QuestFrame, seat: Seat, action: ChooseMemory,
