@@ -19,7 +19,7 @@ it in any space they can justify in the plot.
 from __future__ import annotations
 
 from engines.core import Action, Seat
-from engines.winter_tales import chapters, flow, objectives, powers, traps
+from engines.winter_tales import activations, flow, objectives, powers, traps
 from engines.winter_tales.common import (
     Events,
     content,
@@ -210,7 +210,7 @@ def end_battle(state: WinterState, frame: BattleFrame, ev: Events) -> None:
     ev.append(event("battle_end", f"The Battle ends: {winner.capitalize()} played the last card "
                     f"(Winter {frame.winter_cards}, Spring {frame.spring_cards})."))
     if winner == "winter":
-        chapters.end_activation_of(state, fairy.id)
+        activations.end_activation_of(state, fairy.id)
         haven = powers.safe_house(state)
         if haven is not None:
             fairy.space = haven
