@@ -105,18 +105,10 @@ def interrupt_auto(state: WinterState, frame: InterruptFrame, ev: Events) -> boo
 # --------------------------------------------------------------------------- battles
 
 
-def spring_side(state: WinterState, fairy: str) -> list[Seat]:
-    seats = [state.figures[fairy].owner]
-    partner = powers.shared_partner(state, fairy)
-    if partner is not None and partner.owner not in seats:
-        seats.append(partner.owner)
-    return [s for s in seats if s is not None]
-
-
 def start_battle(state: WinterState, seat: Seat, soldier: str, fairy: str, text: str | None,
                  ev: Events, horror: bool = False) -> BattleFrame:
     frame = BattleFrame(seat=state.figures[fairy].owner or 0, soldier=soldier, fairy=fairy,
-                        winter_seats=[seat], spring_seats=spring_side(state, fairy),
+                        winter_seats=[seat], spring_seats=powers.spring_side(state, fairy),
                         horror=horror)
     who = "the Freezing Horror" if horror else name_of(soldier)
     ev.append(event("battle", f"{{0}} starts a Battle: {who} against {name_of(fairy)} in "

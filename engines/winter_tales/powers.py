@@ -189,6 +189,16 @@ def shared_partner(state: WinterState, fairy: str) -> Figure | None:
     return _pair(state, fairy)
 
 
+def spring_side(state: WinterState, fairy: str) -> list[Seat]:
+    """The seats playing the Spring side of a Battle or Trap against ``fairy``: its owner,
+    and the owner of its partner in Love that Melts the Snow (they fight as one)."""
+    seats = [state.figures[fairy].owner]
+    partner = shared_partner(state, fairy)
+    if partner is not None and partner.owner not in seats:
+        seats.append(partner.owner)
+    return [s for s in seats if s is not None]
+
+
 def artefact_of(state: WinterState, character: str) -> HeldPower | None:
     return next((p for p in held(state, "artefact_memory") if character in p.characters), None)
 
