@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 from engines.core import Action, Seat
-from engines.winter_tales import battles, flow, objectives, powers, quests, saves
+from engines.winter_tales import battles, flow, objectives, powers, quests, saves, turn_powers
 from engines.winter_tales.activations import activate, opportunities, opportunity_act
 from engines.winter_tales.common import (
     Events,
@@ -73,7 +73,7 @@ def chapter_over(state: WinterState) -> bool:
 def turn_options(state: WinterState, seat: Seat) -> list[Action]:
     """Everything the Acting Player may do to open the Turn."""
     out: list[Action] = [Activate(character=f.id) for f in ready_figures(state, seat)]
-    out += powers.turn_options(state, seat)
+    out += turn_powers.turn_options(state, seat)
     return out
 
 
@@ -126,7 +126,7 @@ def turn_act(state: WinterState, frame: TurnFrame, seat: Seat, action: Action,
     elif isinstance(action, Pass):
         ev.append(event("pass", "{0} has no ready character and passes.", seat))
     else:
-        powers.turn_act(state, seat, action, ev)
+        turn_powers.turn_act(state, seat, action, ev)
 
 
 # --------------------------------------------------------------------------- activation
