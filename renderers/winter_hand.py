@@ -59,7 +59,7 @@ from renderers.common import (
 )
 
 # The faction colours are the board's, so a hand and the board always agree.
-from renderers.winter_tales import SPRING, WINTER, WRITER
+from renderers.winter_factions import SPRING, WINTER, WRITER
 
 WIDTH = 1200
 MARGIN = 16

@@ -76,6 +76,10 @@ from renderers.common import (
     wrap_text,
 )
 
+# Faction colours (Memories, Quest counters, faction pills), shared with the hand.
+from renderers.winter_factions import FACTION_COLOR, FACTION_LABEL, GLYPH, NEUTRAL_MEM
+from renderers.winter_hand import card_art
+
 WIDTH = 1200
 MARGIN = 24
 # The smallest type on the board: 27 px is 9 px at a phone's 400 px (the picture checks'
@@ -103,18 +107,6 @@ GAP = 12  # between the picture's panels
 LINE = 46  # one line of pills (a Quest, a character) in the panels below the map
 CELLS_PER_ROW = 4  # the Memory Track's spaces per row
 CELL_H = 200
-
-# Faction colours: Memories, Quest counters, faction pills. Bright enough on dark grey,
-# and never the only cue (each also has its glyph: a flower for Spring, a snowflake for Winter).
-SPRING: Color = (0x8B, 0xD8, 0x6E)
-WINTER: Color = (0x9C, 0xCB, 0xFF)
-WRITER: Color = (0xB8, 0x98, 0xFA)  # deeper than Winter's ice blue: they merge when pale
-NEUTRAL_MEM: Color = (0xB8, 0xBB, 0xC2)
-GLYPH = {"spring": "✿", "winter": "❄", "writer": "✎", None: "◇"}
-FACTION_COLOR: dict[str | None, Color] = {
-    "spring": SPRING, "winter": WINTER, "writer": WRITER, None: NEUTRAL_MEM,
-}
-FACTION_LABEL = {"spring": "Spring", "winter": "Winter", "writer": "Writer"}
 
 NIGHT: Color = (0x21, 0x28, 0x3D)
 STREET: Color = (0x6B, 0x74, 0x8C)
@@ -1287,8 +1279,6 @@ def _epilogue_tile(d: ImageDraw.ImageDraw, cell: Box) -> None:
 
 def _memory_card(d: ImageDraw.ImageDraw, img: Image.Image, mem: MemoryCell, cell: Box) -> None:
     """A Memory card in its cell, without the Quest counter on it (:func:`_memory_counter`)."""
-    from renderers.winter_hand import card_art  # a late import: the art lives with the hand
-
     col = FACTION_COLOR.get(mem.faction, NEUTRAL_MEM)
     rounded_panel(d, cell, fill=col, outline=HIGHLIGHT, radius=10, width=2)
     x0, _, x1, _ = cell

@@ -2,23 +2,34 @@
 
 The package reads like the rulebook, one module per part of it:
 
-==============  ===========================================================================
-``state``       pydantic models: options, the table, the decision stack, actions, events,
-                views, the transcript (what ``/winter story`` exports)
-``content``     the validated data in ``data/winter_tales/`` (map, characters, Quests...)
-``setup``       Factions, seating, the Story Arbiter, choosing characters, starting Quests
-``chapters``    Turns, activation, movement (step by step), End of Chapter, discarding
-``quests``      generation and placement, the facing sequence, Memories and the Bookmark
-``battles``     interrupts on movement and Battles
-``traps``       Traps and their secret split
-``saves``       Saves (and the other "pay N cards" effects)
-``epilogue``    the Epilogue and the winner
-``powers``      the Power Module (all seven Powers, "The Fairy Tale returns")
-``objectives``  the Objective Module (conditions tracked by the engine)
-``arbiter``     the Story Arbiter's rulings and table safety (X-card, retelling, striking)
-``flow``        the dispatcher of the decision stack
-``game``        :class:`~engines.winter_tales.game.WinterTales`, the engine contract
-==============  ===========================================================================
+================  ===========================================================================
+``state``         pydantic models: options, the table, the decision stack, actions, events,
+                  views, the transcript (what ``/winter story`` exports)
+``content``       the validated data in ``data/winter_tales/`` (map, characters, Quests...)
+``setup``         Factions, seating, the Story Arbiter, choosing characters, starting Quests
+``chapters``      Turns, the activation (movement step by step, the action), End of Chapter,
+                  discarding
+``activations``   starting and stopping an activation, the opportunity actions
+``quests``        generation and placement, the facing sequence, a Quest's consequences
+``memory_track``  the Memory Track's free spaces and putting a Memory down (the Bookmark)
+``battles``       interrupts on movement and Battles
+``traps``         Traps and their secret split
+``saves``         Saves (and the other "pay N cards" effects)
+``epilogue``      the Epilogue and the winner
+``powers``        the Power Module (granting, the effects, A New Hope, Armed Retaliation)
+``turn_powers``   the Powers used as a Turn's action (the Freezing Horror, the Tale returns)
+``objectives``    the Objective Module (conditions tracked by the engine)
+``arbiter``       the Story Arbiter's rulings and table safety (X-card, retelling, striking)
+``flow``          the dispatcher of the decision stack
+``game``          :class:`~engines.winter_tales.game.WinterTales`, the engine contract
+================  ===========================================================================
+
+Each module imports only the ones below it in this order (``pyproject.toml``'s
+import-linter contract; ``tests/test_import_cycles.py`` finds any cycle): ``game``;
+``setup``, ``arbiter``; ``chapters``; ``quests``, ``turn_powers``; ``battles``; ``traps``;
+``activations``; ``saves``; ``objectives``, ``powers``; ``epilogue``; ``memory_track``,
+``flow``; ``common``; ``state``; ``content``. Each rule module registers its frames'
+handlers with ``flow``, which dispatches the decision stack without importing any of them.
 
 Skills (Skill Module) are read where they apply (``common.skill`` and friends).
 

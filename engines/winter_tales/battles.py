@@ -19,7 +19,7 @@ it in any space they can justify in the plot.
 from __future__ import annotations
 
 from engines.core import Action, Seat
-from engines.winter_tales import chapters, flow, objectives, powers, traps
+from engines.winter_tales import activations, flow, objectives, powers, traps
 from engines.winter_tales.common import (
     Events,
     content,
@@ -105,18 +105,10 @@ def interrupt_auto(state: WinterState, frame: InterruptFrame, ev: Events) -> boo
 # --------------------------------------------------------------------------- battles
 
 
-def spring_side(state: WinterState, fairy: str) -> list[Seat]:
-    seats = [state.figures[fairy].owner]
-    partner = powers.shared_partner(state, fairy)
-    if partner is not None and partner.owner not in seats:
-        seats.append(partner.owner)
-    return [s for s in seats if s is not None]
-
-
 def start_battle(state: WinterState, seat: Seat, soldier: str, fairy: str, text: str | None,
                  ev: Events, horror: bool = False) -> BattleFrame:
     frame = BattleFrame(seat=state.figures[fairy].owner or 0, soldier=soldier, fairy=fairy,
-                        winter_seats=[seat], spring_seats=spring_side(state, fairy),
+                        winter_seats=[seat], spring_seats=powers.spring_side(state, fairy),
                         horror=horror)
     who = "the Freezing Horror" if horror else name_of(soldier)
     ev.append(event("battle", f"{{0}} starts a Battle: {who} against {name_of(fairy)} in "
@@ -210,7 +202,7 @@ def end_battle(state: WinterState, frame: BattleFrame, ev: Events) -> None:
     ev.append(event("battle_end", f"The Battle ends: {winner.capitalize()} played the last card "
                     f"(Winter {frame.winter_cards}, Spring {frame.spring_cards})."))
     if winner == "winter":
-        chapters.end_activation_of(state, fairy.id)
+        activations.end_activation_of(state, fairy.id)
         haven = powers.safe_house(state)
         if haven is not None:
             fairy.space = haven

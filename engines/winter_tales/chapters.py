@@ -14,10 +14,10 @@
 from __future__ import annotations
 
 from engines.core import Action, Seat
-from engines.winter_tales import battles, flow, objectives, powers, quests, saves
+from engines.winter_tales import battles, flow, objectives, powers, quests, saves, turn_powers
+from engines.winter_tales.activations import activate, opportunities, opportunity_act
 from engines.winter_tales.common import (
     Events,
-    activation_draw,
     chapter_draw,
     content,
     draw,
@@ -73,7 +73,7 @@ def chapter_over(state: WinterState) -> bool:
 def turn_options(state: WinterState, seat: Seat) -> list[Action]:
     """Everything the Acting Player may do to open the Turn."""
     out: list[Action] = [Activate(character=f.id) for f in ready_figures(state, seat)]
-    out += powers.turn_options(state, seat)
+    out += turn_powers.turn_options(state, seat)
     return out
 
 
@@ -109,24 +109,6 @@ def turn_to_act(state: WinterState, frame: TurnFrame) -> list[Seat]:
     return [frame.seat]
 
 
-def opportunities(state: WinterState, seat: Seat) -> list[Action]:
-    """Opportunity actions (Saves, completing an Objective) a player may take whenever
-    they have the floor, besides their activations."""
-    return [*saves.save_options(state, seat), *objectives.complete_options(state, seat)]
-
-
-def opportunity_act(state: WinterState, seat: Seat, action: Action, ev: Events) -> bool:
-    """Carry out an opportunity action; False if ``action`` is not one."""
-    if action.kind == "save":  # type: ignore[attr-defined]
-        saves.start_save(state, seat, action, ev)  # type: ignore[arg-type]
-        return True
-    if action.kind == "complete_objective":  # type: ignore[attr-defined]
-        objectives.complete(state, seat, action.objective, action.slot,  # type: ignore[attr-defined]
-                            action.text, ev)  # type: ignore[attr-defined]
-        return True
-    return False
-
-
 def turn_legal(state: WinterState, frame: TurnFrame, seat: Seat) -> list[Action]:
     out = turn_options(state, seat)
     if not ready_figures(state, seat):
@@ -144,24 +126,10 @@ def turn_act(state: WinterState, frame: TurnFrame, seat: Seat, action: Action,
     elif isinstance(action, Pass):
         ev.append(event("pass", "{0} has no ready character and passes.", seat))
     else:
-        powers.turn_act(state, seat, action, ev)
+        turn_powers.turn_act(state, seat, action, ev)
 
 
 # --------------------------------------------------------------------------- activation
-
-
-def activate(state: WinterState, seat: Seat, character: str, mode: str, text: str | None,
-             ev: Events) -> None:
-    fig = state.figures[character]
-    fig.ready = False
-    ev.append(event("activate", f"{{0}} activates {name_of(character)} in "
-                    f"{space_name(fig.space)}.", seat, character=character))
-    tell(state, "narration", text, seat, character)
-    draw(state, seat, activation_draw(state, character), ev, "activation")
-    frame = ActivationFrame(seat=seat, character=character, mode=mode,  # type: ignore[arg-type]
-                            start_space=fig.space or "")
-    state.stack.append(frame)
-    objectives.on_activation(state, seat, fig, ev)
 
 
 def move_options(state: WinterState, frame: ActivationFrame) -> list[Action]:
@@ -271,16 +239,6 @@ def activation_auto(state: WinterState, frame: ActivationFrame, ev: Events) -> b
                     frame.seat, character=frame.character))
     powers.after_activation(state, frame, ev)
     return True
-
-
-def end_activation_of(state: WinterState, character: str, *, stop_only: bool = False) -> None:
-    """A Battle or Trap blocked this character: its movement (and maybe activation) ends."""
-    for frame in reversed(state.stack):
-        if frame.kind == "activation" and frame.character == character:
-            frame.can_move = False
-            if not stop_only:
-                frame.ended = True
-            return
 
 
 # --------------------------------------------------------------------------- discards

@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 from engines.core import Action, Seat
-from engines.winter_tales import flow, quests
+from engines.winter_tales import flow
 from engines.winter_tales.common import (
     Events,
     content,
@@ -26,6 +26,7 @@ from engines.winter_tales.common import (
     to_discard,
     writer_seat,
 )
+from engines.winter_tales.memory_track import free_slots
 from engines.winter_tales.state import (
     Done,
     EpilogueFrame,
@@ -39,7 +40,7 @@ from engines.winter_tales.state import (
 
 def check(state: WinterState, ev: Events) -> None:
     """Start the Epilogue if the last free Memory space has just been filled."""
-    if state.winner is not None or quests.free_slots(state):
+    if state.winner is not None or free_slots(state):
         return
     if any(f.kind == "epilogue" for f in state.stack):
         return

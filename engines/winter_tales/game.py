@@ -44,6 +44,7 @@ from engines.winter_tales import (  # noqa: F401 - modules register their frame 
     saves,
     setup,
     traps,
+    turn_powers,
 )
 from engines.winter_tales.common import Events, content
 from engines.winter_tales.state import (

@@ -23,7 +23,7 @@ same Faction during the character's activation.
 from __future__ import annotations
 
 from engines.core import Action, Seat
-from engines.winter_tales import epilogue, flow, quests
+from engines.winter_tales import epilogue, flow
 from engines.winter_tales.common import (
     Events,
     content,
@@ -32,6 +32,7 @@ from engines.winter_tales.common import (
     skill,
     tell,
 )
+from engines.winter_tales.memory_track import objective_slots, put_memory
 from engines.winter_tales.state import (
     ActivationFrame,
     AttackObjective,
@@ -66,7 +67,7 @@ def garrison_holds(state: WinterState) -> bool:
 
 
 def completable(state: WinterState, obj: HeldObjective) -> bool:
-    if obj.completed or not quests.objective_slots(state):
+    if obj.completed or not objective_slots(state):
         return False
     return obj.achieved or (kind(obj) == "garrison" and garrison_holds(state))
 
@@ -148,7 +149,7 @@ def on_save(state: WinterState, seat: Seat, fig: Figure, ev: Events) -> None:
 def complete_options(state: WinterState, seat: Seat) -> list[Action]:
     return [CompleteObjective(objective=o.card, slot=slot)
             for o in open_objectives(state, seat) if completable(state, o)
-            for slot in quests.objective_slots(state)]
+            for slot in objective_slots(state)]
 
 
 def activation_options(state: WinterState, frame: ActivationFrame) -> list[Action]:
@@ -207,7 +208,7 @@ def complete(state: WinterState, seat: Seat, card: str, slot: int, text: str | N
     oc = content().objective_card(card)
     mem = Memory(slot=slot, source="objective", card=card, faction=obj.faction, objective=card,
                  chapter=state.chapter, placed_by=seat)
-    quests.put_memory(state, mem, ev, content().memory_track.bookmark_moves_to_new_objective_memory)
+    put_memory(state, mem, ev, content().memory_track.bookmark_moves_to_new_objective_memory)
     ev.append(event("objective_done", f"{{0}} completes the Objective {oc.title}: a "
                     f"{obj.faction} Memory on space {slot}.", seat))
     tell(state, "objective", text or f"Objective completed: {oc.title}.", seat, side=obj.faction)
@@ -219,7 +220,7 @@ def offer_legal(state: WinterState, frame: OfferFrame, seat: Seat) -> list[Actio
     opts: list[Action] = []
     if completable(state, obj):
         opts = [CompleteObjective(objective=obj.card, slot=s)
-                for s in quests.objective_slots(state)]
+                for s in objective_slots(state)]
     return [*opts, Pass()]
 
 

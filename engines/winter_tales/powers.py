@@ -24,13 +24,12 @@ who completed it (the Acting Player).
 from __future__ import annotations
 
 from engines.core import Action, Seat
-from engines.winter_tales import battles, epilogue, flow
+from engines.winter_tales import epilogue, flow
 from engines.winter_tales.common import (
     Events,
     content,
     event,
     figures_in,
-    figures_of,
     name_of,
     space_name,
     tell,
@@ -46,7 +45,6 @@ from engines.winter_tales.state import (
     PayFrame,
     PowerFrame,
     QuestFrame,
-    ReturnTale,
     UseArtefact,
     UsePower,
     WinterState,
@@ -189,6 +187,16 @@ def shared_partner(state: WinterState, fairy: str) -> Figure | None:
     return _pair(state, fairy)
 
 
+def spring_side(state: WinterState, fairy: str) -> list[Seat]:
+    """The seats playing the Spring side of a Battle or Trap against ``fairy``: its owner,
+    and the owner of its partner in Love that Melts the Snow (they fight as one)."""
+    seats = [state.figures[fairy].owner]
+    partner = shared_partner(state, fairy)
+    if partner is not None and partner.owner not in seats:
+        seats.append(partner.owner)
+    return [s for s in seats if s is not None]
+
+
 def artefact_of(state: WinterState, character: str) -> HeldPower | None:
     return next((p for p in held(state, "artefact_memory") if character in p.characters), None)
 
@@ -268,47 +276,6 @@ def activation_act(state: WinterState, frame: ActivationFrame, action: Action,
 
 
 # --------------------------------------------------------------------------- on a Turn
-
-
-def turn_options(state: WinterState, seat: Seat) -> list[Action]:
-    out: list[Action] = []
-    mine = figures_of(state, seat)
-    if not any(f.faction == "winter" and f.ready and f.in_play for f in mine):
-        for p in held(state, "roaming_horror"):
-            if p.holder != seat:
-                continue
-            banned = {h.location for h in state.powers
-                      if "freezing_horror" in content().quest(h.quest).power.forbids_here}
-            for loc in content().map.locations:
-                if loc.id in banned:
-                    continue
-                out += [UsePower(counter=p.counter, space=loc.id, target=f.id)
-                        for f in figures_in(state, loc.id)
-                        if f.faction == "spring" and not f.incapacitated and f.owner != seat]
-    cost = content().setup.the_fairy_tale_returns_cost
-    if state.options.power and len(state.hands[seat]) >= cost:
-        for f in state.figures.values():
-            if f.owner == seat and f.removed and f.faction == "spring":
-                out += [ReturnTale(character=f.id, space=loc.id)
-                        for loc in content().map.locations]
-    return out
-
-
-def turn_act(state: WinterState, seat: Seat, action: Action, ev: Events) -> None:
-    if isinstance(action, ReturnTale):
-        cost = content().setup.the_fairy_tale_returns_cost
-        state.stack.append(PayFrame(seat=seat, purpose="return", remaining=cost, side="spring",
-                                    target=action.character, space=action.space))
-        ev.append(event("return_start", f"{{0}} skips the Turn: {name_of(action.character)} "
-                        "may yet return.", seat))
-        tell(state, "power", action.text, seat, action.character)
-        return
-    assert isinstance(action, UsePower) and action.space and action.target
-    p = next(p for p in state.powers if p.counter == action.counter)
-    p.location = action.space
-    ev.append(event("horror", f"{{0}} unleashes the Freezing Horror in "
-                    f"{space_name(action.space)}.", seat))
-    battles.start_battle(state, seat, "", action.target, action.text, ev, horror=True)
 
 
 def tale_returns(state: WinterState, seat: Seat, frame: PayFrame, ev: Events) -> None:

@@ -20,7 +20,7 @@ Generation and placement, then the facing sequence of an Ongoing Quest:
 from __future__ import annotations
 
 from engines.core import Action, Seat
-from engines.winter_tales import chapters, epilogue, flow, powers
+from engines.winter_tales import activations, epilogue, flow, powers
 from engines.winter_tales.common import (
     Events,
     content,
@@ -37,6 +37,7 @@ from engines.winter_tales.common import (
     to_discard,
     writer_seat,
 )
+from engines.winter_tales.memory_track import memory_slots, put_memory
 from engines.winter_tales.state import (
     Activate,
     ActivationFrame,
@@ -226,13 +227,13 @@ def quest_legal(state: WinterState, frame: QuestFrame, seat: Seat) -> list[Actio
         return [Tell()]
     if st == "join":
         return [*(Activate(character=f.id) for f in joinable(state, seat)), Pass(),
-                *chapters.opportunities(state, seat)]
+                *activations.opportunities(state, seat)]
     if st == "plot":
         return [*card_options(state, seat, [frame.faction]),
                 *powers.artefact_options(state, frame.character, frame.artefact_used), Done()]
     if st == "step_in":
         return [*(StepIn(character=f.id) for f in steppers(state, frame, seat)), Pass(),
-                *chapters.opportunities(state, seat)]
+                *activations.opportunities(state, seat)]
     if st == "step_play":
         assert frame.stepper_character is not None
         return [*card_options(state, seat, step_sides(state, frame)),
@@ -260,7 +261,7 @@ def play(state: WinterState, frame: QuestFrame, seat: Seat, card: str, side: Fac
 def quest_act(state: WinterState, frame: QuestFrame, seat: Seat, action: Action,
               ev: Events) -> None:
     st = frame.stage
-    if st in ("join", "step_in") and chapters.opportunity_act(state, seat, action, ev):
+    if st in ("join", "step_in") and activations.opportunity_act(state, seat, action, ev):
         return
     if isinstance(action, Tell):
         tell(state, "quest", action.text, seat, frame.character)
@@ -273,7 +274,7 @@ def quest_act(state: WinterState, frame: QuestFrame, seat: Seat, action: Action,
     if st == "join":
         frame.cursor += 1
         if isinstance(action, Activate):
-            chapters.activate(state, seat, action.character, "join", action.text, ev)
+            activations.activate(state, seat, action.character, "join", action.text, ev)
         else:
             ev.append(event("pass", "{0} does not join the Quest.", seat))
         return
@@ -385,24 +386,6 @@ def count(state: WinterState, frame: QuestFrame, ev: Events) -> None:
 # --------------------------------------------------------------------------- memories
 
 
-def free_slots(state: WinterState) -> list[int]:
-    used = {m.slot for m in state.memories}
-    return [i for i in range(1, state.length + 1) if i not in used]
-
-
-def memory_slots(state: WinterState) -> list[int]:
-    """Where a Quest Memory may go: the first free space, or over an Objective Memory."""
-    out = free_slots(state)[:1]
-    if content().memory_track.quest_may_overwrite_objective_memory:
-        out += [m.slot for m in state.memories if m.source == "objective"]
-    return sorted(set(out))
-
-
-def objective_slots(state: WinterState) -> list[int]:
-    free = set(free_slots(state))
-    return [i for i in content().memory_track.objective_spaces if i in free]
-
-
 def memory_cards(state: WinterState, frame: QuestFrame) -> list[str]:
     if frame.result == "draw":
         used = {m.card for m in state.memories}
@@ -415,15 +398,6 @@ def memory_cards(state: WinterState, frame: QuestFrame) -> list[str]:
     if state.deck or state.discard:
         return ["deck"]
     return [content().neutral_cards[0].id]
-
-
-def put_memory(state: WinterState, memory: Memory, ev: Events, bookmark: bool) -> None:
-    state.memories = [m for m in state.memories if m.slot != memory.slot]
-    state.memories.append(memory)
-    state.memories.sort(key=lambda m: m.slot)
-    state.last_placer = memory.placed_by
-    if bookmark:
-        state.bookmark = memory.slot
 
 
 def consequences(state: WinterState, frame: QuestFrame, seat: Seat, action: ChooseMemory,
@@ -444,7 +418,7 @@ def consequences(state: WinterState, frame: QuestFrame, seat: Seat, action: Choo
     state.quests = [q for q in state.quests if q.counter != frame.counter]
     state.ongoing = None
     state.stack.remove(frame)
-    chapters.end_activation_of(state, frame.character)
+    activations.end_activation_of(state, frame.character)
     quest = content().quest(frame.quest)
     side = "neutral" if faction is None else faction
     ev.append(event("memory", f"{{0}} makes the {quest.name} Quest a {side} Memory on space "

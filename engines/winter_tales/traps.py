@@ -15,7 +15,7 @@ Only the hiding player sees which cards lie under the character card and how.
 from __future__ import annotations
 
 from engines.core import Action, Seat
-from engines.winter_tales import battles, chapters, flow, objectives, powers
+from engines.winter_tales import activations, flow, objectives, powers
 from engines.winter_tales.common import (
     Events,
     content,
@@ -42,7 +42,7 @@ def start_trap(state: WinterState, seat: Seat, fairy: str, soldier: str, text: s
                ev: Events) -> None:
     sfig = state.figures[soldier]
     frame = TrapFrame(seat=seat, fairy=fairy, soldier=soldier, soldier_seat=sfig.owner or 0,
-                      spring_seats=battles.spring_side(state, fairy))
+                      spring_seats=powers.spring_side(state, fairy))
     if seat not in frame.spring_seats:
         frame.spring_seats.insert(0, seat)
     state.stack.append(frame)
@@ -142,12 +142,12 @@ def resolve(state: WinterState, frame: TrapFrame, ev: Events) -> None:
         start = _start_space(state, frame.soldier)
         if start is not None:
             soldier.space = start
-        chapters.end_activation_of(state, frame.soldier)
+        activations.end_activation_of(state, frame.soldier)
         teller = frame.seat
     else:
         result = "the Trap is sprung: the Soldier is incapacitated"
         soldier.incapacitated = True
-        chapters.end_activation_of(state, frame.soldier)
+        activations.end_activation_of(state, frame.soldier)
         objectives.on_trap_won(state, frame.seat, ev)
         teller = frame.seat
     msg = (f"Trap revealed: {shown or 'no hidden cards'}. Spring {spring}, Winter {winter}: "
