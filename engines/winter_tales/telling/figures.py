@@ -53,6 +53,13 @@ def names_element(entry: Entry) -> bool:
     return load_words().card(entry.card).word.lower() in (entry.text or "").lower()
 
 
+def _own_words(entry: Entry) -> str:
+    """The passage without its card's printed caption (a caption may say "someone")."""
+    text = (entry.text or "").lower()
+    caption = (entry.caption or "").lower().rstrip(".!?,;: ")
+    return text.replace(caption, "") if caption else text
+
+
 def figures(state: WinterState) -> StoryFigures:
     told = ai_passages(state)
     texts = [e.text or "" for e in told]
@@ -67,7 +74,7 @@ def figures(state: WinterState) -> StoryFigures:
         top_frame=_top(state.story.frames, total),
         with_card=len(carded),
         naming_element=sum(1 for e in carded if names_element(e)),
-        someone=sum(1 for e in told if e.character and "someone" in (e.text or "").lower()),
+        someone=sum(1 for e in told if e.character and "someone" in _own_words(e)),
         line_hits=sum(1 for t in texts if safety.hits_line(t)),
         sentences_max=max(
             (t.count(". ") + t.count("? ") + t.count("! ") + 1 for t in texts), default=0
