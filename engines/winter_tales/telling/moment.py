@@ -101,6 +101,9 @@ def build(state: WinterState, seat: Seat, action: Action) -> Moment | None:
     fig = state.figures.get(actor) if actor else None
     place = fig.space if fig is not None else None
     foe, target = _foe(state, seat, action, actor), _target(state, action)
+    # only characters of this game are named (a frame may hold an empty id)
+    foe = foe if foe in state.figures else None
+    target = target if target in state.figures else None
     refined = _refine(state, kind, action)
     card = getattr(action, "card", None) if kind in ("play_card", "choose_memory") else None
     if card is not None and thing_of(card) is None:
