@@ -1,8 +1,10 @@
-"""Winter Tales AI players: random legal choices, told as generated sentences.
+"""Winter Tales AI players: legal choices, told by the storyteller.
 
-The storyteller picks uniformly among the legal actions (it sees nothing hidden) and, where
-the action carries a narration, writes a short sentence from the character, the place and
-the card's caption, so self-play games produce a readable (if odd) transcript.
+The storyteller picks among the legal actions (it sees nothing hidden), preferring, when
+it plays a Story card, one whose element fits the moment (``engines.winter_tales.telling
+.fit``), and writes the passage of every action that carries one with
+:mod:`engines.winter_tales.telling.writer`: the action carries the mark (the seed) the
+engine checks and records, so the story's memory lives in the game state.
 
 >>> from engines import get_game
 >>> from engines.core import Rng
@@ -11,7 +13,7 @@ the card's caption, so self-play games produce a readable (if odd) transcript.
 >>> agent = StorytellerAgent()
 >>> seat = game.to_act(state)[0]
 >>> action = agent.choose(game, state, seat, Rng.from_seed(1))
->>> bool(action.text)
+>>> bool(action.text) and action.telling is not None
 True
 """
 
@@ -21,86 +23,46 @@ from typing import Any
 
 from engines.agents import RandomAgent, register_agent
 from engines.core import Action, Game, GameState, Rng, Seat
-from engines.winter_tales.content import load_content
+from engines.winter_tales.telling import fit, writer
 
-_OPENINGS = [
-    "Under a sky the colour of old snow,",
-    "While the siren of Winter Prison howled,",
-    "In the blue hour before curfew,",
-    "With frost creeping along the windows,",
-    "As the bells of Memory Lane fell silent,",
-    "Far from the Soldiers' lanterns,",
-]
-_PLOTS = {
-    "activate": "{who} stepped out of the shadows of {where}, with a plan half-formed.",
-    "move": "{who} slipped through the streets towards {to}.",
-    "generate_quest": "{who} heard a rumour: {quest}, {to}, and the townsfolk whispered.",
-    "start_quest": "{who} remembered what the last Memory had taught and began the Quest.",
-    "take_part": "{who} arrived just in time to take part.",
-    "step_in": "{who} stepped into the tale, unannounced.",
-    "battle": "{who} barred the way, cold steel shining.",
-    "trap": "{who} had prepared a trap long before anyone came.",
-    "save": "{who} would not leave a friend behind.",
-    "relocate": "the prisoner was dragged to {to}.",
-    "tell": "{who} told what happened next, linking it to what had come before.",
-    "done": "{who} paused, leaving the story open for the others.",
-    "pass": "{who} watched in silence.",
-}
+SEED_BITS = 62
 
 
-def _name(character: str | None) -> str:
-    if not character:
-        return "someone"
-    try:
-        return load_content().character(character).name
-    except ValueError:
-        return "someone"
+def choose_card(state: Any, legal: list[Action], action: Action, rng: Rng) -> Action:
+    """Among the legal plays of the same side, a card weighted by how well it fits."""
+    if getattr(action, "kind", "") != "play_card":
+        return action
+    side = action.side  # type: ignore[attr-defined]
+    plays = [a for a in legal if getattr(a, "kind", "") == "play_card" and a.side == side]  # type: ignore[attr-defined]
+    weights = [fit.weight(state, a.card, side) for a in plays]  # type: ignore[attr-defined]
+    x = rng.random() * sum(weights)
+    for a, w in zip(plays, weights, strict=True):
+        x -= w
+        if x <= 0:
+            return a
+    return plays[-1]
 
 
-def _place(space: str | None) -> str:
-    if not space:
-        return "Wintertown"
-    try:
-        return load_content().map.space(space).name
-    except ValueError:
-        return "Wintertown"
-
-
-def sentence(state: Any, seat: Seat, action: Action, rng: Rng) -> str:
-    """A short generated narration for ``action`` (never mentions hidden cards)."""
-    c = load_content()
-    kind = action.kind  # type: ignore[attr-defined]
-    who_id = getattr(action, "character", None) or getattr(action, "savior", None)
-    if who_id is None:
-        frame = state.stack[-1] if state.stack else None
-        who_id = getattr(frame, "character", None) if frame is not None else None
-    fig = state.figures.get(who_id) if who_id else None
-    where = _place(fig.space if fig is not None else None)
-    opening = rng.choice(_OPENINGS)
-    if kind == "play_card":
-        card = c.story_card(action.card)  # type: ignore[attr-defined]
-        caption = card.side(action.side).caption  # type: ignore[attr-defined]
-        return f"{opening} {_name(who_id)} saw it clearly: {caption[0].lower()}{caption[1:]}"
-    template = _PLOTS.get(kind, "{who} acted, and the story went on.")
-    target = getattr(action, "to", None) or getattr(action, "space", None)
-    to = _place(target)
-    quest = ""
-    if kind == "generate_quest":
-        quest = c.quest(c.quest_counter(action.counter).quest).name  # type: ignore[attr-defined]
-        target = action.target  # type: ignore[attr-defined]
-        to = (f"around {_name(target)}" if target in state.figures
-              else f"in {_place(target)}")
-    return f"{opening} " + template.format(who=_name(who_id), where=where, to=to, quest=quest)
+def narrate(state: Any, seat: Seat, action: Action, rng: Rng) -> Action:
+    """``action`` with the storyteller's passage and its mark (unchanged if none)."""
+    if "text" not in type(action).model_fields:
+        return action
+    seed = rng.next_u64() >> (64 - SEED_BITS)
+    passage = writer.compose(state, seat, action, seed)
+    if passage is None:
+        return action
+    return action.model_copy(update={"text": passage.text, "telling": passage.mark})
 
 
 class StorytellerAgent(RandomAgent):
-    """Uniformly random legal choices, narrated with generated sentences."""
+    """Random legal choices, a fitting card preferred, narrated by the storyteller."""
 
     def choose(self, game: Game, state: GameState, seat: Seat, rng: Rng) -> Action:
-        action = super().choose(game, state, seat, rng)
-        if "text" in type(action).model_fields:
-            action = action.model_copy(update={"text": sentence(state, seat, action, rng)})
-        return action
+        legal = game.legal_actions(state, seat)
+        if not legal:
+            raise ValueError(f"seat {seat} has no legal action")
+        action = choose_card(state, legal, rng.choice(legal), rng)
+        return narrate(state, seat, action, rng)
 
     def __repr__(self) -> str:
         return "<StorytellerAgent>"

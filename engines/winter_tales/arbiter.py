@@ -36,6 +36,7 @@ from engines.winter_tales.state import (
     WinterState,
     XCard,
 )
+from engines.winter_tales.telling import writer
 
 STORY_ONLY = frozenset({"narrate", "x_card", "retell", "ask_retell", "strike"})
 """Meta actions that touch only the story text (also allowed once the game is over)."""
@@ -118,6 +119,7 @@ def apply_meta(state: WinterState, seat: Seat, action: Action, ev: Events) -> No
         ev.append(event("x_card", f"The X-card was raised: passage #{entry.n} is hidden until "
                         "it is retold.", entry=entry.n))
         ev.append(x_card_notice(entry.n, state.arbiter))
+        _storyteller_retells(state, entry, ev)
     elif isinstance(action, Retell):
         if not action.text or not action.text.strip():
             raise IllegalAction("Retell the passage: the new text is empty.")
@@ -129,7 +131,9 @@ def apply_meta(state: WinterState, seat: Seat, action: Action, ev: Events) -> No
         if entry.seat is not None:
             ev.append(event("retell_asked", f"The Story Arbiter asks you to retell passage "
                             f"#{entry.n}.", entry.seat, private=(entry.seat,), entry=entry.n))
+        _storyteller_retells(state, entry, ev)
     elif isinstance(action, Strike):
+        state.story.take_out(writer.taken_out(state.transcript[action.entry]))
         entry = _update(state, action.entry, struck=True, hidden=True)
         ruling(state, f"passage #{entry.n} is struck from the story", action.text, ev)
     elif isinstance(action, RuleBookmark):
@@ -150,6 +154,21 @@ def apply_meta(state: WinterState, seat: Seat, action: Action, ev: Events) -> No
         frame.adjust[action.faction] += action.delta  # type: ignore[attr-defined]
         ruling(state, f"the table agrees: the {action.faction} count is corrected by "
                f"{action.delta:+d}", action.text, ev)
+
+
+def _storyteller_retells(state: WinterState, entry: Entry, ev: Events) -> None:
+    """An AI passage sent back is retold at once, without the words it had: those words
+    are taken out of the story for the storyteller from now on."""
+    if not entry.storyteller:
+        return
+    state.story.take_out(writer.taken_out(entry))
+    told = writer.retell(state, entry)
+    if told is None:
+        return
+    text, mark = told
+    state.story.record(mark, text)
+    _update(state, entry.n, text=text, hidden=False)
+    ev.append(event("retold", f"The storyteller retells passage #{entry.n}.", entry=entry.n))
 
 
 def x_card_notice(entry: int, arbiter: Seat) -> WinterEvent:

@@ -59,13 +59,26 @@ from engines.winter_tales.state import (
     WinterState,
     WinterView,
 )
+from engines.winter_tales.telling import moment, writer
 
 
 def _plain(action: Action) -> Action:
     """The action without its narration (how legal actions are listed)."""
-    if getattr(action, "text", None) is not None:
-        return action.model_copy(update={"text": None})
+    if getattr(action, "text", None) is not None or getattr(action, "telling", None):
+        return action.model_copy(update={"text": None, "telling": None})
     return action
+
+
+def _check_telling(state: WinterState, seat: Seat, action: Action) -> None:
+    """An AI seat's mark must be the storyteller's own passage for this very moment (the
+    engine writes it again from the mark's seed): the memory it feeds stays true."""
+    mark = getattr(action, "telling", None)
+    if mark is None:
+        return
+    passage = writer.compose(state, seat, _plain(action), mark.seed)
+    if passage is None or passage.text != getattr(action, "text", None) \
+            or passage.mark != mark:
+        raise IllegalAction("That passage is not the storyteller's for this moment.")
 
 
 @cache
@@ -137,6 +150,7 @@ class WinterTales(Game[WinterState, Any]):
                 raise IllegalAction(self._meta_reason(state, seat, action))
             if kind in ("narrate", "retell") and not (text and text.strip()):
                 raise IllegalAction("Write the passage to tell: it is empty.")
+            _check_telling(state, seat, action)
             return
         if self.outcome(state) is not None:
             raise GameOver("The game is over.")
@@ -144,6 +158,7 @@ class WinterTales(Game[WinterState, Any]):
             raise NotYourTurn("It is not your turn to decide.")
         if _plain(action) not in self.legal_actions(state, seat):
             raise IllegalAction(self.explain_illegal(state, seat, action))
+        _check_telling(state, seat, action)
 
     @staticmethod
     def _ruling_reason(state: WinterState, action: Action) -> str:
@@ -214,7 +229,20 @@ class WinterTales(Game[WinterState, Any]):
         if action.kind in META_KINDS:  # type: ignore[attr-defined]
             arbiter.apply_meta(state, seat, action, ev)
             return ev
+        deed = moment.deed_of(state, seat, action)
+        told = len(state.transcript)
         flow.act(state, seat, action, ev)
+        if deed is not None:
+            state.story.note_deed(*deed)
+        mark = getattr(action, "telling", None)
+        text = getattr(action, "text", None)
+        if mark is not None and text:
+            state.story.record(mark, text)
+            for i in range(told, len(state.transcript)):
+                if state.transcript[i].text == text:
+                    # a new entry, not yet shared with any copy of the state
+                    state.transcript[i] = state.transcript[i].model_copy(
+                        update={"storyteller": True})
         return ev
 
     def outcome(self, state: WinterState) -> Outcome | None:

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from engines.core import Action, Event, GameState, Options, Seat, View
+from engines.winter_tales.telling.memory import StoryMark, StoryMemory
 
 Faction = Literal["spring", "winter"]
 PlayerFaction = Literal["spring", "winter", "writer"]
@@ -153,6 +154,8 @@ class Entry(_M):
     """X-carded or asked to be retold: the text is withheld until retold."""
     struck: bool = False
     """Struck by the Arbiter: kept for the audit log, left out of every export."""
+    storyteller: bool = False
+    """Written by the AI storyteller (the engine retells it itself when sent back)."""
 
     @property
     def concept(self) -> str | None:
@@ -392,6 +395,8 @@ class WinterState(GameState):
     epilogue_player: Seat | None = None
     final: dict[str, int] | None = None
     winner: PlayerFaction | Literal["none"] | None = None
+    story: StoryMemory = Field(default_factory=StoryMemory)
+    """What the AI storyteller has used so far (openers, frames, passages, deeds)."""
 
 
 # --------------------------------------------------------------------------- actions
@@ -403,6 +408,8 @@ class _A(Action):
 
 class _T(_A):
     text: str | None = None
+    telling: StoryMark | None = None
+    """An AI seat's passage: how the storyteller wrote ``text`` (the engine checks it)."""
 
 
 class ChooseCharacter(_T):

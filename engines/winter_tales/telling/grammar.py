@@ -1,0 +1,168 @@
+"""A small grammar engine: a frame's ``<rule>`` and ``{slot}`` parts filled in order.
+
+* ``<name>`` expands one alternative of the rule ``name`` (``<name_cap>``: capitalised);
+  alternatives whose slots the moment cannot fill are never chosen.
+* ``{slot}`` is a value of the moment (``{slot_cap}``: capitalised). A person slot is
+  tracked: ``{actor}`` names the actor the first time and says "she", "he" or "they"
+  afterwards (``{actor:obj}``, ``{actor:pos}`` for "her", "his"...); a second person whose
+  pronoun is the actor's keeps their name, so a pronoun never points two ways.
+* ``{subj}``, ``{obj}``, ``{pos}``, ``{refl}`` are the actor's pronouns (used inside
+  verb phrases, where the actor was just named).
+
+>>> from engines.core import Rng
+>>> alice = Person("Alice", "she")
+>>> g = Grammar({"weather": ["in the snow"]}, Rng.from_seed(1))
+>>> g.fill("{actor} ran <weather>; {actor} did not stop for {actor:pos} hat.",
+...        {"actor": alice})
+'Alice ran in the snow; she did not stop for her hat.'
+>>> g.fill("{actor} met {foe}.", {"actor": alice}) is None
+True
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from engines.core import Rng
+from engines.winter_tales.telling.words import load_words
+
+_TOKEN = re.compile(r"<([a-z_]+)>|\{([a-z_]+)(?::(obj|pos))?\}")
+_PRONOUN_SLOTS = ("subj", "obj", "pos", "refl", "was")
+MAX_DEPTH = 4
+
+
+@dataclass(frozen=True)
+class Person:
+    """A character as the text names it (mid-sentence form: "the Tin Man")."""
+
+    name: str
+    pronoun: str
+
+    def form(self, form: str) -> str:
+        return getattr(load_words().pronouns[self.pronoun], form)  # type: ignore[index]
+
+    def named(self, form: str) -> str:
+        if form != "pos":
+            return self.name
+        return self.name + ("'" if self.name.endswith("s") else "'s")
+
+
+Slot = str | Person
+
+
+def capitalise(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def sentences(text: str) -> str:
+    """Capitalise each sentence's first letter (names like "the Tin Man" start one)."""
+    out = re.sub(r"(^|[.!?]\s+|^')([a-z])", lambda m: m.group(1) + m.group(2).upper(), text)
+    return out
+
+
+def slots_of(template: str) -> set[str]:
+    return {m.group(2).removesuffix("_cap") for m in _TOKEN.finditer(template) if m.group(2)}
+
+
+def rules_of(template: str) -> set[str]:
+    return {m.group(1).removesuffix("_cap") for m in _TOKEN.finditer(template) if m.group(1)}
+
+
+@dataclass
+class Grammar:
+    """Rules (name -> alternatives) and a generator; :meth:`fill` writes one text."""
+
+    rules: Mapping[str, list[str]]
+    rng: Rng
+    choices: dict[str, str] = field(default_factory=dict)
+    """The alternative each rule took in the last :meth:`fill` (the opener is counted)."""
+
+    def fill(self, template: str, slots: Mapping[str, Slot]) -> str | None:
+        """``template`` written out, or None if the moment cannot fill it."""
+        self.choices = {}
+        mentioned: list[Person] = []
+        text = self._expand(template, slots, mentioned, 0)
+        return None if text is None else sentences(" ".join(text.split()))
+
+    def fillable(self, template: str, slots: Mapping[str, Slot], depth: int = 0) -> bool:
+        if not slots_of(template) <= _available(slots):
+            return False
+        if depth >= MAX_DEPTH:
+            return True
+        return all(
+            any(self.fillable(alt, slots, depth + 1) for alt in self._alternatives(r))
+            for r in rules_of(template)
+        )
+
+    def _alternatives(self, rule: str) -> list[str]:
+        return list(self.rules.get(rule, []))
+
+    def _expand(
+        self, template: str, slots: Mapping[str, Slot], mentioned: list[Person], depth: int
+    ) -> str | None:
+        out: list[str] = []
+        pos = 0
+        for m in _TOKEN.finditer(template):
+            out.append(template[pos : m.start()])
+            pos = m.end()
+            rule, slot, form = m.group(1), m.group(2), m.group(3) or "subj"
+            if rule:
+                piece = self._rule(rule, slots, mentioned, depth)
+            else:
+                piece = self._slot(slot, form, slots, mentioned)
+            if piece is None:
+                return None
+            out.append(piece)
+        out.append(template[pos:])
+        return "".join(out)
+
+    def _rule(
+        self, rule: str, slots: Mapping[str, Slot], mentioned: list[Person], depth: int
+    ) -> str | None:
+        cap = rule.endswith("_cap")
+        name = rule.removesuffix("_cap")
+        if depth >= MAX_DEPTH:
+            return None
+        alts = [a for a in self._alternatives(name) if self.fillable(a, slots, depth + 1)]
+        if not alts:
+            return None
+        alt = self.rng.choice(alts)
+        self.choices[name] = alt
+        piece = self._expand(alt, slots, mentioned, depth + 1)
+        return capitalise(piece) if cap and piece is not None else piece
+
+    def _slot(
+        self, slot: str, form: str, slots: Mapping[str, Slot], mentioned: list[Person]
+    ) -> str | None:
+        cap = slot.endswith("_cap")
+        name = slot.removesuffix("_cap")
+        if name in _PRONOUN_SLOTS and name not in slots:
+            actor = slots.get("actor")
+            if not isinstance(actor, Person):
+                return None
+            piece = actor.form(name)
+        else:
+            value = slots.get(name)
+            if value is None:
+                return None
+            piece = value if isinstance(value, str) else _mention(value, form, mentioned)
+        return capitalise(piece) if cap else piece
+
+
+def _available(slots: Mapping[str, Slot]) -> set[str]:
+    have = {k for k, v in slots.items() if v is not None}
+    if isinstance(slots.get("actor"), Person):
+        have |= set(_PRONOUN_SLOTS)
+    return have
+
+
+def _mention(person: Person, form: str, mentioned: list[Person]) -> str:
+    """The name on a first mention; a pronoun afterwards, unless it would be ambiguous."""
+    if person not in mentioned:
+        mentioned.append(person)
+        return person.named(form)
+    if any(p.pronoun == person.pronoun for p in mentioned if p != person):
+        return person.named(form)
+    return person.form(form)

@@ -1,0 +1,410 @@
+"""The storyteller: an AI seat's passage for the moment, and the engine's retelling.
+
+:func:`compose` builds the moment, offers it the frames it can fill, writes a handful of
+candidates and keeps the one least like what this game has already read: the frame, the
+opener and the first three words least used (``WinterState.story``), never a passage
+already told, never a word of a line, a veil or what the table took out. A moment that
+touches a veil fades to black instead. Everything is drawn from ``Rng(seed)`` and the
+state, so the engine can write the same passage again to check an AI seat's mark, and a
+replay writes it again exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engines.core import Action, Rng, Seat
+from engines.winter_tales.content import load_content
+from engines.winter_tales.state import Entry, WinterState
+from engines.winter_tales.telling.grammar import Grammar, Person, Slot, capitalise
+from engines.winter_tales.telling.memory import StoryMark, StoryMemory, act_key, words_of
+from engines.winter_tales.telling.moment import Moment, build, thing_of
+from engines.winter_tales.telling.safety import Safety, stem
+from engines.winter_tales.telling.words import TellingWords, load_words
+
+CANDIDATES = 8
+"""Passages written for one moment before the least repetitive is kept."""
+ATTEMPTS = 40
+MAX_SENTENCES = 3
+MAX_CHARS = 360
+UNNAMED = 6.0
+"""Score added to a card's passage that does not name the card's image."""
+STAKES = {
+    "stake": "quest",
+    "battle_stake": "battle",
+    "trap_stake": "trap",
+    "save_stake": "save",
+    "epilogue_stake": "epilogue",
+}
+"""Rules that say what is at stake, each offered only in its own context."""
+
+_Choice = tuple[str, str, str | None, str | None]
+"""text, frame, opener, act (key)."""
+
+
+def _stake_context(moment: Moment) -> str | None:
+    if moment.kind.split(".")[0] in ("pass", "done") or moment.kind.startswith("tell."):
+        return None
+    return moment.context
+
+
+@dataclass(frozen=True)
+class Passage:
+    text: str
+    mark: StoryMark
+
+
+@dataclass(frozen=True)
+class _Shape:
+    id: str
+    text: str
+    weight: float
+
+
+def compose(state: WinterState, seat: Seat, action: Action, seed: int) -> Passage | None:
+    """The AI passage for ``action`` of ``seat`` (None: nothing to tell, or nothing the
+    table's lines allow)."""
+    moment = build(state, seat, action)
+    if moment is None:
+        return None
+    safety = Safety.of(state.options.lines, state.options.veils, state.story.avoid)
+    rng = Rng.from_seed(seed)
+    words = load_words()
+    slots = _slots(state, moment, safety)
+    shapes = _shapes(words, moment, safety)
+    best = _choose(state.story, shapes, slots, safety, rng, words, moment)
+    if best is None:
+        best = _choose(
+            state.story,
+            _list("retell", words.retell),
+            slots,
+            safety,
+            rng,
+            words,
+            moment,
+            act_keys=["retell"],
+        )
+    if best is None:
+        return None
+    text, frame, opener, act = best
+    return Passage(text, StoryMark(seed=seed, frame=frame, opener=opener, act=act))
+
+
+def retell(state: WinterState, entry: Entry) -> tuple[str, StoryMark] | None:
+    """The engine's retelling of an AI passage the X-card (or the Arbiter) sent back: the
+    same moment (the character, the place), none of the hidden passage's own words."""
+    words = load_words()
+    keep = _names_and_places()
+    hidden = {stem(w) for w in words_of(entry.text or "")} - keep
+    safety = Safety.of(state.options.lines, state.options.veils, [*state.story.avoid, *hidden])
+    seat = entry.seat if entry.seat is not None else 0
+    actor = entry.character if entry.character in state.figures else None
+    fig = state.figures.get(actor or "")
+    moment = Moment(
+        kind="retell",
+        seat=seat,
+        faction=fig.faction if fig else "writer",
+        actor=actor,
+        place=fig.space if fig else None,
+        chapter=state.chapter,
+    )
+    seed = (entry.n * 7919 + state.story.passages * 104729 + len(state.transcript)) % (2**63)
+    slots = _slots(state, moment, safety)
+    best = _choose(
+        state.story,
+        _list("retell", words.retell),
+        slots,
+        safety,
+        Rng.from_seed(seed),
+        words,
+        moment,
+        act_keys=["retell"],
+    )
+    if best is None:
+        return None
+    text, frame, opener, act = best
+    return text, StoryMark(seed=seed, frame=frame, opener=opener, act=act)
+
+
+def taken_out(entry: Entry) -> list[str]:
+    """The words of a passage the table took out (X-card, struck): never said again."""
+    keep = _names_and_places() | {stem(w) for w in load_words().safety.stopwords}
+    return sorted({stem(w) for w in words_of(entry.text or "") if len(w) > 3} - keep)
+
+
+# --------------------------------------------------------------------------- choosing
+
+
+def _choose(
+    memory: StoryMemory,
+    shapes: list[_Shape],
+    slots: dict[str, Slot],
+    safety: Safety,
+    rng: Rng,
+    words: TellingWords,
+    moment: Moment,
+    act_keys: list[str] | None = None,
+) -> _Choice | None:
+    acts = _acts(words, act_keys or moment.act_keys)
+    rules = {
+        k: v
+        for k, v in words.rules.items()
+        if k not in STAKES or STAKES[k] == _stake_context(moment)
+    }
+    grammar = Grammar(
+        {**rules, "act": acts, "motive": words.rules.get(f"motive_{moment.faction}", [])}, rng
+    )
+    usable = [s for s in shapes if grammar.fillable(_with_act(s.text), slots)]
+    thing = slots.get("thing")
+    found: list[tuple[float, str, str, str | None]] = []
+    for _ in range(ATTEMPTS):
+        if not usable or len(found) >= CANDIDATES:
+            break
+        shape = _pick(usable, memory, rng)
+        text = grammar.fill(_with_act(shape.text), slots)
+        opener = grammar.choices.get("opener")
+        act = grammar.choices.get("act")
+        if text is None or not _acceptable(text, safety, memory, slots):
+            continue
+        score = (
+            4.0 * memory.frames.get(shape.id, 0)
+            + 4.0 * (memory.openers.get(opener, 0) if opener else 0)
+            + 4.0 * memory.starts.get(" ".join(words_of(text)[:3]), 0)
+            + 2.0 * (memory.acts.get(act_key(act), 0) if act else 0)
+            + (UNNAMED if isinstance(thing, str) and thing not in text.lower() else 0.0)
+            + rng.random()
+        )
+        found.append((score, text, shape.id, opener, act_key(act) if act else None))
+    if not found:
+        return None
+    _, text, frame, opener, act = min(found)
+    return text, frame, opener, act
+
+
+def _with_act(template: str) -> str:
+    return template.replace("{act}", "<act>")
+
+
+def _pick(shapes: list[_Shape], memory: StoryMemory, rng: Rng) -> _Shape:
+    weights = [s.weight / (1 + memory.frames.get(s.id, 0)) ** 2 for s in shapes]
+    x = rng.random() * sum(weights)
+    for shape, w in zip(shapes, weights, strict=True):
+        x -= w
+        if x <= 0:
+            return shape
+    return shapes[-1]
+
+
+def _acceptable(text: str, safety: Safety, memory: StoryMemory, slots: dict[str, Slot]) -> bool:
+    if not safety.allows(text) or memory.seen(text) or len(text) > MAX_CHARS:
+        return False
+    if sum(text.count(p) for p in (". ", "? ", "! ")) + 1 > MAX_SENTENCES:
+        return False
+    low = text.lower()
+    for key in ("place_name", "thing", "to_name"):
+        value = slots.get(key)
+        if isinstance(value, str) and low.count(value.lower()) > 1:
+            return False
+    return True
+
+
+def _acts(words: TellingWords, keys: list[str]) -> list[str]:
+    for key in keys:
+        if key in words.acts:
+            return list(words.acts[key])
+    return list(words.acts["tell"])
+
+
+def _list(prefix: str, texts: list[str]) -> list[_Shape]:
+    return [_Shape(f"{prefix}{i + 1:02d}", t, 1.0) for i, t in enumerate(texts)]
+
+
+def _shapes(words: TellingWords, moment: Moment, safety: Safety) -> list[_Shape]:
+    if moment.kind == "tell.intro":
+        return _list("intro", words.intro)
+    if moment.kind == "tell.conclusion":
+        return _list("ending", words.endings)
+    material = [m for m in (_caption(moment), thing_of(moment.card)) if m]
+    topics = [t for t in (*moment.topics, moment.kind.split(".")[0]) if t]
+    kinds = {moment.kind, moment.kind.split(".")[0]}
+    topic_keys = [k for t in topics for k in words.safety.kind_topics.get(t, [])]
+    if moment.actor is not None and safety.veiled_moment(material, topic_keys):
+        return _list("fade", words.fade)
+    base = "play_card" if moment.kind.startswith("card.") else None
+    return [
+        _Shape(f.id, f.text, f.weight)
+        for f in words.frames
+        if f.kinds is None or base in f.kinds or kinds & set(f.kinds)
+    ]
+
+
+# --------------------------------------------------------------------------- slots
+
+
+def _names_and_places() -> set[str]:
+    c = load_content()
+    names = [ch.name for ch in c.characters] + [s.name for s in c.map.spaces]
+    return {stem(w) for n in names for w in words_of(n)}
+
+
+def _person(character: str, safety: Safety) -> Person:
+    """The character as named in text; an epithet when the name itself touches a line."""
+    words = load_words()
+    name = load_content().character(character).name
+    options = [name, *words.characters[character].epithets]
+    chosen = next((o for o in options if safety.allows(o)), options[-1])
+    if chosen.startswith("The "):
+        chosen = "the " + chosen[4:]
+    return Person(chosen, words.characters[character].pronoun)
+
+
+def _place(space: str | None, safety: Safety) -> str | None:
+    if space is None:
+        return None
+    name = load_content().map.space(space).name
+    alt = load_words().places[space]
+    chosen = name if safety.allows(name) else alt
+    return "the " + chosen[4:] if chosen.startswith("The ") else chosen
+
+
+def _caption(moment: Moment) -> str | None:
+    if moment.card is None or moment.side not in ("spring", "winter"):
+        return None
+    cap = load_content().story_card(moment.card).side(moment.side).caption  # type: ignore[arg-type]
+    cap = cap.rstrip(".!?,;: ")
+    return cap[:1].lower() + cap[1:]
+
+
+def _deed(moment: Moment, safety: Safety) -> str | None:
+    if moment.deed is None:
+        return None
+    kind, space, other, quest = ([*moment.deed.split("|"), "", "", ""])[:4]
+    template = load_words().deeds.get(kind)
+    if template is None:
+        return None
+    values = {
+        "space": _place(space or None, safety),
+        "quest": _goal(quest or None),
+        "other": _person(other, safety).name if other else None,
+    }
+    if any(values[k] is None for k in ("space", "quest", "other") if "{" + k + "}" in template):
+        return None
+    return template.format(**{k: v or "" for k, v in values.items()})
+
+
+def _goal(quest: str | None) -> str | None:
+    return load_words().quests[quest].goal if quest else None
+
+
+def _slots(state: WinterState, moment: Moment, safety: Safety) -> dict[str, Slot]:
+    words = load_words()
+    s: dict[str, Slot | None] = {}
+    if moment.actor is not None:
+        s["actor"] = _person(moment.actor, safety)
+    for key in ("foe", "target", "prev_actor"):
+        who = getattr(moment, key)
+        if who is not None:
+            s[key] = _person(who, safety)
+    if moment.target is not None:
+        forms = words.pronouns[words.characters[moment.target].pronoun]
+        s["target_subj"], s["target_pos"] = forms.subj, forms.pos
+    if moment.others:
+        s["other"] = _person(moment.others[0], safety)
+    place = _place(moment.place, safety)
+    s["place"] = s["place_name"] = place
+    s["to"] = s["to_name"] = _place(moment.to, safety)
+    thing = thing_of(moment.card)
+    s["thing"] = thing
+    s["caption"] = _caption(moment)
+    if moment.card is not None:
+        reading = words.card(moment.card)
+        s["feeling"], s["doing"] = reading.feeling, reading.doing
+    s["quest"] = _goal(moment.quest)
+    if moment.quest is not None:
+        s["quest_stake"] = capitalise(
+            words.quests[moment.quest].stakes[
+                moment.chapter % len(words.quests[moment.quest].stakes)
+            ]
+        )
+    if moment.quest_around is not None:
+        s["quest_where"] = (
+            "around " + s["actor"].form("refl")  # type: ignore[union-attr]
+            if moment.quest_around == moment.actor and "actor" in s
+            else "around " + _person(moment.quest_around, safety).name
+        )
+    elif moment.quest_in is not None:
+        s["quest_where"] = "in " + (_place(moment.quest_in, safety) or "")
+    s["chapter"] = words.ordinals[min(max(moment.chapter, 1), len(words.ordinals)) - 1]
+    s["memory"] = moment.memory
+    s["prev_thing"] = thing_of(moment.prev_card)
+    s["deed"] = _deed(moment, safety)
+    s["faction_folk"] = words.faction_folk.get(moment.faction)
+    if moment.kind == "tell.intro":
+        s["quests"] = _quests_on_board(state)
+    if moment.kind == "tell.conclusion":
+        s.update(_ending(state, safety))
+    filled = {k: v for k, v in s.items() if v is not None}
+    if moment.context != "quest":
+        filled.pop("quest_stake", None)
+    return filled
+
+
+def _quests_on_board(state: WinterState) -> str | None:
+    c = load_content()
+    parts = []
+    for q in state.quests:
+        goal = load_words().quests[q.quest].goal
+        where = (
+            f"around {c.character(q.carrier).name}"
+            if q.carrier
+            else f"in {c.map.space(q.space).name}"
+            if q.space
+            else ""
+        )
+        parts.append(f"{goal} {where}".strip())
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _ending(state: WinterState, safety: Safety) -> dict[str, Slot]:
+    """The winners and what they did: their Memories, then a deed of one of theirs."""
+    from engines.winter_tales.epilogue import winner_of
+
+    final = state.final or {"spring": 0, "winter": 0}
+    winner = winner_of(state, final)
+    words = load_words()
+    sides = ["spring", "winter"] if winner == "writer" else [winner]
+    deeds: list[str] = []
+    for m in state.memories:
+        if m.faction not in sides or m.counter is None:
+            continue
+        quest = load_content().quest_counter(m.counter).quest
+        thing = thing_of(m.card)
+        deeds.append(f"{words.quests[quest].goal}" + (f", remembered as {thing}" if thing else ""))
+    for fig in sorted(state.figures.values(), key=lambda f: f.id):
+        if fig.faction in sides and state.story.deeds.get(fig.id):
+            moment = Moment(
+                kind="ending",
+                seat=0,
+                faction=fig.faction,
+                actor=fig.id,
+                deed=state.story.deeds[fig.id][-1],
+            )
+            d = _deed(moment, safety)
+            if d is not None:
+                deeds.append(f"{_person(fig.id, safety).name} had {d}")
+                break
+    label = {
+        "spring": "the Fairy Tales of Spring",
+        "winter": "the Soldiers of Winter",
+        "writer": "the Writer, who kept Spring and Winter level",
+    }[winner]
+    won = "they won " if winner != "writer" else "each side had won something: "
+    listed = won + "; ".join(deeds) if deeds else "they held on when it mattered"
+    line_pool = words.ending_lines[winner]
+    return {
+        "winners": label,
+        "deeds": listed,
+        "ending": line_pool[len(state.memories) % len(line_pool)],
+    }
