@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from engines.core import Action, Event, GameState, Options, Seat, View
-from engines.winter_tales.telling.memory import StoryMark, StoryMemory
+from engines.winter_tales.story_memory import StoryMark, StoryMemory
 
 Faction = Literal["spring", "winter"]
 PlayerFaction = Literal["spring", "winter", "writer"]

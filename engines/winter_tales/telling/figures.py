@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from engines.winter_tales.state import Entry, WinterState
-from engines.winter_tales.telling.memory import digest, start_of
+from engines.winter_tales.story_memory import digest, start_of
 from engines.winter_tales.telling.safety import Safety
 from engines.winter_tales.telling.words import load_words
 

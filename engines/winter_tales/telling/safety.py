@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from engines.winter_tales.telling.memory import words_of
+from engines.winter_tales.story_memory import words_of
 from engines.winter_tales.telling.words import load_words
 
 _PARENS = re.compile(r"\([^)]*\)")

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from engines.core import Action, Rng, Seat
 from engines.winter_tales.content import load_content
 from engines.winter_tales.state import Entry, WinterState
+from engines.winter_tales.story_memory import StoryMark, StoryMemory, act_key, words_of
 from engines.winter_tales.telling.grammar import Grammar, Person, Slot, capitalise
-from engines.winter_tales.telling.memory import StoryMark, StoryMemory, act_key, words_of
 from engines.winter_tales.telling.moment import Moment, build, thing_of
 from engines.winter_tales.telling.safety import Safety, stem
 from engines.winter_tales.telling.words import TellingWords, load_words
