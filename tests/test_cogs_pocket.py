@@ -329,3 +329,34 @@ def test_docstring_examples_of_the_cog() -> None:
 
     result = doctest.testmod(module)
     assert result.attempted >= 1 and result.failed == 0
+
+
+async def test_a_long_solo_turn_goes_on_in_a_new_message_instead_of_cutting_its_lines(
+        h: Harness) -> None:
+    """Solo Pocket is one long turn: the turn message grew until its first lines were
+    cut to "…". When a turn's lines would be cut, a new turn message goes on with it
+    (without pinging again); no turn message ever loses its first lines."""
+    info = await open_table(h, bob=False)
+    pick = random.Random(3)
+    for _ in range(160):
+        try:
+            info = await h.service.status(CHANNEL_ID)
+        except NoTable:
+            break  # the game is over
+        if info.status is not TableStatus.PLAYING:
+            break
+        legal = await h.service.legal_actions(CHANNEL_ID, ANN)
+        outbox = await h.service.act(CHANNEL_ID, ANN, pick.choice(legal))
+        await h.bot.delivery.deliver(outbox)
+    await h.fake.settle()
+    turns = [s for s in h.fake.sent if s.kind == "channel_message" and s.channel_id == CHANNEL_ID
+             and "components" in s.payload and s.payload["components"]]
+    begins = next(i for i, t in enumerate(turns) if "begins!" in t.payload["content"])
+    turns = turns[begins:]  # the lobby message before it is not a turn message
+    assert len(turns) >= 2, "a long solo game goes on in a new message"
+    for message in turns:
+        now = h.fake.current(message).payload.get("content") or ""
+        assert not now.startswith("…"), now[:80]
+    pings = [t for t in turns[1:] if f"<@{ANN}>" in (t.payload.get("content") or "")
+             and (t.payload.get("allowed_mentions") or {}).get("users")]
+    assert not pings, "going on with the same turn asks nobody again"
