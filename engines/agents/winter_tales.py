@@ -35,12 +35,7 @@ def choose_card(state: Any, legal: list[Action], action: Action, rng: Rng) -> Ac
     side = action.side  # type: ignore[attr-defined]
     plays = [a for a in legal if getattr(a, "kind", "") == "play_card" and a.side == side]  # type: ignore[attr-defined]
     weights = [fit.weight(state, a.card, side) for a in plays]  # type: ignore[attr-defined]
-    x = rng.random() * sum(weights)
-    for a, w in zip(plays, weights, strict=True):
-        x -= w
-        if x <= 0:
-            return a
-    return plays[-1]
+    return rng.weighted(plays, weights)
 
 
 def narrate(state: Any, seat: Seat, action: Action, rng: Rng) -> Action:

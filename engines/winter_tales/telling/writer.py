@@ -187,12 +187,7 @@ def _with_act(template: str) -> str:
 
 def _pick(shapes: list[_Shape], memory: StoryMemory, rng: Rng) -> _Shape:
     weights = [s.weight / (1 + memory.frames.get(s.id, 0)) ** 2 for s in shapes]
-    x = rng.random() * sum(weights)
-    for shape, w in zip(shapes, weights, strict=True):
-        x -= w
-        if x <= 0:
-            return shape
-    return shapes[-1]
+    return rng.weighted(shapes, weights)  # type: ignore[no-any-return]
 
 
 def _acceptable(text: str, safety: Safety, memory: StoryMemory, slots: dict[str, Slot]) -> bool:
