@@ -247,7 +247,7 @@ class TableDriver:
         marker = f":{self.table_id}:{version}:"
         if self.hands:
             for m in reversed(person.dm_messages()[-3:]):
-                ids = [c for _k, c, _v in ids_of(m) if not c.endswith(":tell")]
+                ids = [c for _k, c, _v in ids_of(m) if not c.endswith((":tell", ":refresh"))]
                 if ids and all(marker in c for c in ids):
                     return m
             return None
@@ -257,13 +257,39 @@ class TableDriver:
                 return m if all(marker in c for c in ids) else None
         return None
 
+    def hand_message(self, person: Person) -> Message | None:
+        """``person``'s DM hand message of this table (the newest DM with its buttons)."""
+        assert self.table_id is not None
+        for m in reversed(person.dm_messages()[-3:]):
+            if any(parse_id(c)[0] == self.table_id for _k, c, _v in ids_of(m)):
+                return m
+        return None
+
+    async def look(self, person: Person) -> None:
+        """Between its player's looks the DM hand is a record (the bot token is spent on
+        it only when someone else changed its secrets), so a person about to play taps
+        its Refresh button, as the record says, or one of the older choices it still
+        shows (the bot then brings the hand to the moment of now, with a short note):
+        the click's own token turns the DM into their choices."""
+        msg = self.hand_message(person)
+        if msg is None:
+            return  # not sent yet (the start, a restart's catch-up): the wait below
+        offered = [(k, c, v) for k, c, v in ids_of(msg) if not c.endswith(":tell")]
+        if not offered:
+            return
+        offered.sort(key=lambda x: (not x[1].endswith(":refresh"), x[0] != "button"))
+        kind, cid, value = offered[0]
+        self.load.count("hands refreshed")
+        with contextlib.suppress(AssertionError):  # no answer: a kill; the wait says so
+            await self.send(person, msg, kind, cid, value)
+
     def choices(self, msg: Message, version: int) -> list[tuple[str, str, str | None]]:
         assert self.table_id is not None
         marker = f":{self.table_id}:{version}:"
         out = []
         for kind, cid, value in ids_of(msg):
             code = code_of(cid, value)
-            if marker not in cid or code == "tell":  # Tell plays out of turn: not a move
+            if marker not in cid or code in ("tell", "refresh"):  # out of turn: not a move
                 continue
             if self.hands and code == self.ui.turn_code:
                 continue
@@ -364,6 +390,8 @@ class TableDriver:
             return "ai"
         seat = self.rng.choice(humans)
         person = self.by_id[self.user_of(rec, seat)]  # type: ignore[index]
+        if self.hands and self.current_message(person, version) is None:
+            await self.look(person)
         try:
             msg = await self.wait(lambda: self.current_message(person, version), 12.0,
                                   f"{person.name}'s choices at v{version}")
@@ -583,7 +611,9 @@ class TableDriver:
                     predicted = None
         self.load.count("old buttons clicked")
         try:
-            if predicted is not None:
+            if code == "refresh":
+                outcome = await self.old_refresh(msg, person, cid)
+            elif predicted is not None:
                 outcome = await self.final(person, msg, kind, cid, value, version, predicted,
                                            text, old=True)
             else:
@@ -596,6 +626,34 @@ class TableDriver:
         key = {"acked": "moved", "refused": "refused", "menu": "menu", "modal": "refused",
                "interrupted": "interrupted"}.get(outcome, outcome)
         self.load.old[key] = self.load.old.get(key, 0) + 1
+
+    async def old_refresh(self, msg: Message, person: Person, cid: str) -> str:
+        """A DM hand's Refresh posted before the kill: the hand shows the moment of now
+        in the same message (an edit on the click's token), never a failure."""
+        started = time.perf_counter()
+        edited = msg.edited_at
+        inter = await self.send(person, msg, "button", cid, None, force=True)
+
+        def shown() -> str | None:
+            if inter.timed_out:
+                return "failed"
+            reply = inter.reply
+            if reply is not None and not reply.loading:
+                return "reply"
+            if inter.acknowledged and msg.edited_at != edited:
+                return "shown"
+            return None
+
+        how = await self.wait(shown, 10.0, f"the answer to {cid}")
+        if how == "failed":
+            if not self.load.killed_during(started, started + 3.1):
+                self.load.problem(f"{self}: the old Refresh {cid} failed (no answer)")
+            return "failed"
+        reply = inter.reply
+        if reply is not None and APOLOGY in reply.content:
+            self.load.problem(f"{self}: apology for the old Refresh {cid}: {reply.content!r}")
+            return "apology"
+        return "menu"
 
     async def old_answer(self, msg: Message, person: Person, kind: str, cid: str,
                          value: str | None) -> str:

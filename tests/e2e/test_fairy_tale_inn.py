@@ -6,14 +6,24 @@ import asyncio
 import io
 import random
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.harness import E2E, latest_with_buttons
 from tests.e2e.hidden import assert_no_hidden_information
-from tests.e2e.play import actions, play_fti, prompt_version, table_row, wait_next_prompt
-from tests.emulator import Message
+from tests.e2e.play import (
+    actions,
+    person_to_act,
+    play_fti,
+    prompt_version,
+    set_table_seed,
+    table_row,
+    wait_next_prompt,
+)
+from tests.emulator import Channel, Emulator, Interaction, Message
+from tests.emulator.server import Fault
 
 pytestmark = pytest.mark.e2e
 
@@ -75,8 +85,11 @@ async def test_a_full_game_against_the_ai_survives_a_restart(e2e: E2E) -> None:
     # The turn message is in the store, so the restarted process knows it: once the move is
     # made its old buttons are gone (edited into the next step of the turn, or taken off
     # when the turn passes), never left to answer "older turn" for good.
-    await emu.wait_for(lambda: all(f":{before.version}:" not in (b.custom_id or "")
-                                   for b in prompt.buttons), 10, "the old buttons to go")
+    await emu.wait_for(
+        lambda: all(f":{before.version}:" not in (b.custom_id or "") for b in prompt.buttons),
+        10,
+        "the old buttons to go",
+    )
     assert old_slot not in [b.custom_id for b in prompt.buttons]
     played = await play_fti(emu, bot.db_path, emu.channel, rng, prompt=played.prompt)
     assert played.prompt is None
@@ -118,8 +131,11 @@ async def test_stale_foreign_and_double_clicks_change_nothing(e2e: E2E) -> None:
     # The old turn message loses its version-0 buttons: taken off when the turn passed,
     # or replaced by the next step's when the same player decides again (a Rat, an
     # extra turn), since the steps of one turn share one message.
-    await emu.wait_for(lambda: all(":0:" not in (b.custom_id or "") for b in first.buttons),
-                       5, "the old turn message to lose its old buttons")
+    await emu.wait_for(
+        lambda: all(":0:" not in (b.custom_id or "") for b in first.buttons),
+        5,
+        "the old turn message to lose its old buttons",
+    )
     stale = await actor.click(menu_a, custom_id=menu_a.buttons[0].custom_id)
     assert stale.reply is not None and stale.reply.ephemeral
     assert "older turn" in stale.reply.content
@@ -127,14 +143,18 @@ async def test_stale_foreign_and_double_clicks_change_nothing(e2e: E2E) -> None:
 
     # The table's seed is random: the first drop may have opened an extra-turn or a Rat
     # decision, whose buttons act at once. Settle those until a Guest List slot is offered.
-    while not (slots := [b for b in prompt.buttons
-                         if not b.disabled and re.search(r":s\d+$", b.custom_id or "")]):
+    while not (
+        slots := [
+            b for b in prompt.buttons if not b.disabled and re.search(r":s\d+$", b.custom_id or "")
+        ]
+    ):
         actor = next(p for p in (alice, bob) if p.mention in prompt.content)
         decision = next(b for b in prompt.buttons if not b.disabled)
         seen = prompt_version(prompt)
         await actor.click(prompt, custom_id=decision.custom_id)
-        prompt = await wait_next_prompt(emu, bot.db_path, emu.channel, prompt.id,
-                                        after_version=seen)
+        prompt = await wait_next_prompt(
+            emu, bot.db_path, emu.channel, prompt.id, after_version=seen
+        )
         assert prompt is not None
     before = table_row(bot.db_path, emu.channel.id).version  # type: ignore[union-attr]
 
@@ -166,8 +186,9 @@ def bot_history(db: Path, table_id: str) -> list[str]:
     import sqlite3
 
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
-        rows = conn.execute("SELECT data FROM events WHERE table_id = ? ORDER BY version, idx",
-                            (table_id,)).fetchall()
+        rows = conn.execute(
+            "SELECT data FROM events WHERE table_id = ? ORDER BY version, idx", (table_id,)
+        ).fetchall()
     return [d["text"] for (raw,) in rows if (d := json.loads(raw))["visible_to"] is None]
 
 
@@ -203,50 +224,175 @@ async def test_closed_dms_lose_nothing(e2e: E2E) -> None:
     assert_no_hidden_information(emu, bot.db_path, emu.channel.id)
 
 
-async def test_rate_limits_and_server_errors_lose_and_repeat_no_move(e2e: E2E) -> None:
+FOLLOW_UP = "POST /webhooks/{application_id}/{token}"
+TOKEN_EDIT = "PATCH /webhooks/{application_id}/{token}/messages/{message_id}"
+CALLBACK = "POST /interactions/{interaction_id}/{token}/callback"
+BOT_POST = "POST /channels/{channel_id}/messages"
+SLOT = re.compile(r":s\d+$")
+
+
+def ai_first_seed() -> int:
+    """A table seed that seats the AI (added second) first, worked out as the lobby
+    shuffles the seating (bot.core.tables.lobby), so its first move comes before any
+    click: no interaction's token is at hand and it goes out on the bot token."""
+    from bot.core.tables.lobby import SEATING_SALT
+    from engines.core import Rng
+
+    for seed in range(1, 1000):
+        order = ["person", "ai"]
+        Rng.from_seed(seed ^ SEATING_SALT).shuffle(order)
+        if order[0] == "ai":
+            return seed
+    raise AssertionError("no seed seats the AI first")
+
+
+async def decide_under_faults(
+    emu: Emulator,
+    prompt: Message,
+    rng: random.Random,
+    arm: Callable[[Interaction, Interaction], Fault],
+) -> Fault:
+    """One decision on ``prompt`` as fti_turn makes it, and, before the bot has read the
+    click that makes the move, ``arm(first, mover)``: a fault (returned) on a request of this
+    very move, named by the token it rides (``first``: the click on the turn message, whose
+    token edits it; ``mover``: the click that plays, whose token answers it, tidies the
+    menu and posts the next turn message)."""
+    actor = person_to_act(emu, prompt)
+    assert actor is not None, prompt.content
+    button = rng.choice([b for b in prompt.buttons if not b.disabled])
+    assert button.custom_id is not None
+    if SLOT.search(button.custom_id):
+        first = await actor.click(prompt, custom_id=button.custom_id, settle=False)
+        menu = await emu.answer(first)
+        assert menu is not None and menu.ephemeral, "a slot opens the column menu"
+        column = rng.choice([b for b in menu.buttons if not b.disabled])
+        mover = await actor.click(menu, custom_id=column.custom_id, wait=False)
+    else:  # a Rat or an extra-turn decision plays at once
+        first = mover = await actor.click(prompt, custom_id=button.custom_id, wait=False)
+    fault = arm(first, mover)  # no await since the click: the bot has not been answered yet
+    await emu.finish(mover)
+    return fault
+
+
+def assert_each_move_told_once(e2e: E2E, channel: Channel) -> int:
+    """Versions 1..N in the log, every public line of it in ``channel``, no message
+    posted twice, every picture checked for hidden information. Returns N."""
     emu, bot, _users = e2e
-    await open_table(e2e)
+    row = table_row(bot.db_path, channel.id)
+    assert row is not None
+    moves = actions(bot.db_path, row.id)
+    assert [v for v, _, _ in moves] == list(range(1, row.version + 1))
+    said = "\n".join(m.content for m in channel.messages)
+    for line in bot_history(bot.db_path, row.id):
+        assert line in said, line
+    # (the lobby message, refreshed to what /table join answered, may read the same)
+    contents = [m.content for m in channel.messages if m.content and "— lobby" not in m.content]
+    twice = [c for c in set(contents) if contents.count(c) > 1]
+    assert not twice, f"posted twice: {twice}"
+    pictures = [
+        m for m in channel.messages if any(a.filename == "board.png" for a in m.attachments)
+    ]
+    assert len(pictures) <= row.version + 1
+    check = assert_no_hidden_information(emu, bot.db_path, channel.id)
+    # every picture posted, including ones an edit later replaced, was checked
+    replaced = sum(
+        1
+        for m in channel.messages
+        for old in m.history
+        for a in old.get("files", [])
+        if a not in m.attachments
+    )
+    assert check.checked_images == len(pictures) + replaced
+    return row.version
+
+
+@pytest.mark.bot_env(AI_DELAY="1")
+async def test_rate_limits_and_server_errors_lose_and_repeat_no_move(e2e: E2E) -> None:
+    """429s and 5xx on the ways a move reaches the channel now: a person's move rides
+    the click's token (the answer, the menu tidied, the next turn message as a follow-up,
+    the old turn message's buttons taken off), and an AI's move with no click at hand
+    goes out on the bot token. No move is lost, none repeated, each told once."""
+    emu, bot, (_alice, _bob, carol) = e2e
     faults = emu.faults
-    post = "POST /channels/{channel_id}/messages"
-    edit_original = "PATCH /webhooks/{application_id}/{token}/messages/{message_id}"
-    callback = "POST /interactions/{interaction_id}/{token}/callback"
-    faults.rate_limit(post, retry_after=0.3, times=2)
-    faults.rate_limit(post, retry_after=0.2, is_global=True)
-    faults.rate_limit(edit_original, retry_after=0.2)
-    faults.fail("PATCH /channels/{channel_id}/messages/{message_id}", status=500)
+    app = str(emu.application_id)
+
+    # Two people: faults on the requests of the moves themselves.
+    await open_table(e2e)
+    opened = len(emu.requests)
+    armed: list[Callable[[Interaction, Interaction], Fault]] = [
+        # The next turn message's follow-up meets the click's bucket twice.
+        lambda first, mover: faults.rate_limit(
+            FOLLOW_UP, retry_after=0.3, times=2, within=f"/webhooks/{app}/{mover.token}"
+        ),
+        # The old turn message's edit (its buttons off) on the token that opened the menu.
+        lambda first, mover: faults.rate_limit(
+            TOKEN_EDIT, retry_after=0.2, within=f"/{first.token}/"
+        ),
+        # Discord's trouble on the follow-up: discord.py retries it after a second.
+        lambda first, mover: faults.fail(
+            FOLLOW_UP, status=500, within=f"/webhooks/{app}/{mover.token}"
+        ),
+        lambda first, mover: faults.fail(TOKEN_EDIT, status=503, within=f"/{mover.token}/"),
+    ]
     # discord.py waits 1 s, then 3 s, between 5xx retries: two faults on one callback would
     # miss Discord's 3-second window, so each callback fault is armed for one interaction.
-    faults.fail(callback, status=500)
+    faults.fail(CALLBACK, status=500)
     rng = random.Random(5)
-    played = await play_fti(emu, bot.db_path, emu.channel, rng, stop_after=4)
-    faults.fail(callback, status=502)
+    prompt = await wait_next_prompt(emu, bot.db_path, emu.channel, 0)
+    for _ in range(12):
+        if not armed:
+            break
+        assert prompt is not None
+        seen = (prompt.id, prompt_version(prompt))
+        fault = await decide_under_faults(emu, prompt, rng, armed[0])
+        prompt = await wait_next_prompt(
+            emu, bot.db_path, emu.channel, seen[0], after_version=seen[1]
+        )
+        await emu.settle(quiet=0.3)
+        if fault.hits == fault.times:
+            armed.pop(0)
+        else:
+            # The move made no such request (a Rat or an extra turn edits the turn message
+            # in place instead of posting the next): the same fault waits for the next one.
+            faults.rules.remove(fault)
+    assert not armed, "every fault met a move's request"
+    faults.fail(CALLBACK, status=502)
     # And the gateway drops mid-game: the next click is delivered after the bot RESUMEs.
     session = emu.gateway.by_shard[0]
     await emu.drop_gateway()
-    await play_fti(emu, bot.db_path, emu.channel, rng, stop_after=4, prompt=played.prompt)
+    await play_fti(emu, bot.db_path, emu.channel, rng, stop_after=4, prompt=prompt)
     await emu.settle(quiet=0.5)
     assert all(f.hits == f.times for f in faults.rules), faults.rules
-    row = table_row(bot.db_path, emu.channel.id)
-    assert row is not None and row.version >= 7
-    moves = actions(bot.db_path, row.id)
-    assert [v for v, _, _ in moves] == list(range(1, row.version + 1))
-    # Each move announced exactly once: none lost, none doubled (a retried send is
-    # answered with the first message, by its nonce).
-    channel = "\n".join(m.content for m in emu.channel.messages)
-    for line in bot_history(bot.db_path, row.id):
-        assert line in channel, line
-    # (the lobby message, refreshed to what /table join answered, may read the same)
-    contents = [m.content for m in emu.channel.messages if m.content and "— lobby" not in m.content]
-    twice = [c for c in set(contents) if contents.count(c) > 1]
-    assert not twice, f"posted twice: {twice}"
-    assert len(boards(e2e)) <= row.version + 1
-    assert not any(i.failed for i in emu.interactions.values())
     assert session.resumes == 1 and emu.gateway.identifies == 1
-    check = assert_no_hidden_information(emu, bot.db_path, emu.channel.id)
-    # every picture posted, including ones an edit later replaced, was checked
-    replaced = sum(1 for m in emu.channel.messages for old in m.history
-                   for a in old.get("files", []) if a not in m.attachments)
-    assert check.checked_images == len(boards(e2e)) + replaced
+    assert assert_each_move_told_once(e2e, emu.channel) >= 7
+    on_bot_token = [c for c in emu.requests[opened:] if c.path.startswith("/channels/")]
+    assert not on_bot_token, "the people's moves ride their clicks' tokens"
+
+    # An AI's first move, before anyone clicked: the bot token's message route meets a
+    # route 429, the global limit, and a 500 after Discord made the message (the answer
+    # is lost): the retry carries the same nonce and is answered with that message.
+    inn = emu.add_channel(emu.guild, "inn-with-an-ai")
+    await carol.slash("/table new", game="fairy-tale-inn", channel=inn)
+    await carol.slash("/table addbot", channel=inn)
+    set_table_seed(bot.db_path, inn.id, ai_first_seed())
+    within = f"/channels/{inn.id}/messages"
+    nonce_hits = emu.nonce_hits
+    started = await carol.slash("/table start", channel=inn)
+    assert started.reply is not None and started.reply.ephemeral
+    row = table_row(bot.db_path, inn.id)
+    assert row is not None and row.seats[0]["ai_level"] and row.version == 0
+    # (armed now: the start's own message is out; the AI plays after AI_DELAY)
+    faults.rate_limit(BOT_POST, retry_after=0.3, within=within)
+    faults.rate_limit(BOT_POST, retry_after=0.2, is_global=True, within=within)
+    faults.fail(BOT_POST, status=500, after_apply=True, within=within)
+    await play_fti(emu, bot.db_path, inn, random.Random(6), stop_after=3)
+    await emu.settle(quiet=0.5)
+    assert all(f.hits == f.times for f in faults.rules), faults.rules
+    assert emu.nonce_hits > nonce_hits, "the retried post was answered by its nonce"
+    ai_move = [c for c in emu.requests if c.path == within and c.method == "POST"]
+    assert [c.status for c in ai_move][-5:] == [200, 429, 429, 500, 200], ai_move
+    assert assert_each_move_told_once(e2e, inn) >= 4
+    assert not any(i.failed for i in emu.interactions.values())
 
 
 @pytest.mark.bot_env(AI_DELAY="0")

@@ -388,12 +388,18 @@ class CrossroadsTable:
             return (rec, person) if person is not None else None
         return await until(check, 30, "a person to act at the Crossroads table")
 
-    def hand(self, person: Person, version: int) -> Message | None:
+    def hand_message(self, person: Person) -> Message | None:
         hands = [m for m in person.dm_messages() if "hand**" in m.content]
         assert len(hands) <= 1, f"{person.name} has {len(hands)} hand messages"
-        if hands and hands[0].custom_ids and all(f":{version}:" in c
-                                                 for c in hands[0].custom_ids):
-            return hands[0]
+        return hands[0] if hands else None
+
+    def hand(self, person: Person, version: int) -> Message | None:
+        """``person``'s DM hand once it offers the choices of ``version`` (its Refresh
+        button alone is not a choice)."""
+        msg = self.hand_message(person)
+        ids = [c for c in msg.custom_ids if not c.endswith(":refresh")] if msg else []
+        if msg is not None and ids and all(f":{version}:" in c for c in ids):
+            return msg
         return None
 
     def public(self, version: int) -> Message | None:
@@ -403,7 +409,27 @@ class CrossroadsTable:
         return None
 
     async def current(self, person: Person, version: int) -> tuple[Message, Message]:
-        """The turn message and ``person``'s DM hand, both showing ``version``."""
+        """The turn message and ``person``'s DM hand, both showing ``version``.
+
+        Between its player's looks the DM hand is a record (the bot token is spent on it
+        only when someone else changed its secrets), so a person about to play from it
+        taps its Refresh button, as the record tells them, or one of the older choices it
+        still shows (the bot brings the hand to the moment of now): the click's own token,
+        served by the shard-0 process, turns it into their choices."""
+        await self.emu.wait_for(lambda: self.public(version), 30,
+                                f"the turn message at v{version}")
+        if self.hand(person, version) is None:
+            def buttons() -> list[str] | None:
+                m = self.hand_message(person)
+                ids = [b.custom_id for b in (m.buttons if m else []) if b.custom_id
+                       and not b.disabled]
+                return sorted(ids, key=lambda c: not c.endswith(":refresh")) or None
+
+            taps = await self.emu.wait_for(buttons, 30, f"{person.name}'s hand buttons")
+            msg = self.hand_message(person)
+            assert msg is not None
+            looked = await person.click(msg, custom_id=taps[0])
+            assert shards_that_got(self.emu, looked) == {0}, "a DM click goes to shard 0"
         return await self.emu.wait_for(
             lambda: (self.public(version), self.hand(person, version))
             if self.public(version) and self.hand(person, version) else None,
@@ -441,7 +467,7 @@ class CrossroadsTable:
         await self.emu.wait_for(
             lambda: all(any(x in m.content for m in self.channel.visible) for x in lines),
             30, "the impression's news in the channel")
-        assert not inter.followups, inter.followups
+        assert not told_alone(inter), inter.followups
         return inter
 
     async def skip_or_end(self) -> str:
@@ -481,7 +507,7 @@ class CrossroadsTable:
             assert shards_that_got(self.emu, inter) == ({0} if where == "dm" else {2})
 
         def refusals() -> list[Interaction] | None:
-            told = [i for i in inters if i.followups]
+            told = [i for i in inters if told_alone(i)]
             return told if len(told) == len(inters) - 1 else None
 
         told = await self.emu.wait_for(refusals, 30, "the refusal of the losing clicks")
@@ -489,13 +515,13 @@ class CrossroadsTable:
         winner = [w for i, (_p, _m, w) in zip(inters, clicks, strict=True) if i not in told]
         assert winner != ["bystander"] and len(winner) == 1, winner
         for inter in told:
-            assert len(inter.followups) == 1, inter.followups
-            text = inter.followups[0].content.lower()
-            assert inter.followups[0].ephemeral or inter.channel.is_dm, inter.followups[0]
+            answers = told_alone(inter)
+            assert len(answers) == 1, inter.followups
+            text = answers[0].content.lower()
             assert any(word in text for word in REFUSED), text
         for inter in inters:
             if inter not in told:
-                assert not inter.followups, inter.followups
+                assert not told_alone(inter), inter.followups
         self.before_ai(rec, code, winner[0])
         self.races.append({"code": code, "version": rec.version, "won": winner[0]})
 
@@ -519,9 +545,16 @@ class CrossroadsTable:
                                  where)
             inter = await click_code(actor, hand if where == "dm" else public, code)
             await self.moved(rec, actor, "next" if code == "n" else "end_turn")
-            assert not inter.followups, inter.followups
+            assert not told_alone(inter), inter.followups
             self.before_ai(rec, code, where)
         raise AssertionError(f"the turn went to the AI only from {self.handed_to_ai}")
+
+
+def told_alone(inter: Interaction) -> list[Message]:
+    """What the bot told the clicker alone (a refusal, a note): the click's private
+    follow-ups. A follow-up in the table's channel is the next turn message, which rides
+    the click's token (it pings; everyone sees it)."""
+    return [m for m in inter.followups if m.ephemeral or inter.channel.is_dm]
 
 
 def _codes(msg: Message) -> list[str]:

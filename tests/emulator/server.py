@@ -84,9 +84,12 @@ class Fault:
     hits: int = 0
     after_apply: bool = False  # 5xx after doing the work: the answer is lost, not the request
     shared: bool = False  # a 429 of a shared resource (X-RateLimit-Scope: shared)
+    within: str | None = None  # only requests whose path holds this (a token, a channel id)
 
-    def matches(self, method: str, template: str) -> bool:
+    def matches(self, method: str, template: str, path: str = "") -> bool:
         if self.times is not None and self.hits >= self.times:
+            return False
+        if self.within is not None and self.within not in path:
             return False
         if self.route is None:
             return True
@@ -112,8 +115,9 @@ class Faults:
         is_global: bool = False,
         times: int | None = 1,
         shared: bool = False,
+        within: str | None = None,
     ) -> Fault:
-        fault = Fault(route, 429, retry_after, is_global, times, shared=shared)
+        fault = Fault(route, 429, retry_after, is_global, times, shared=shared, within=within)
         self.rules.append(fault)
         return fault
 
@@ -124,8 +128,9 @@ class Faults:
         status: int = 500,
         times: int | None = 1,
         after_apply: bool = False,
+        within: str | None = None,
     ) -> Fault:
-        fault = Fault(route, status, times=times, after_apply=after_apply)
+        fault = Fault(route, status, times=times, after_apply=after_apply, within=within)
         self.rules.append(fault)
         return fault
 
@@ -133,9 +138,9 @@ class Faults:
         self.latency = 0.0
         self.rules.clear()
 
-    def match(self, method: str, template: str) -> Fault | None:
+    def match(self, method: str, template: str, path: str = "") -> Fault | None:
         for rule in self.rules:
-            if rule.matches(method, template):
+            if rule.matches(method, template, path):
                 return rule
         return None
 
@@ -693,7 +698,7 @@ class Emulator:
     ) -> web.Response:
         if self.faults.latency:
             await asyncio.sleep(self.faults.latency)
-        fault = self.faults.match(method, template)
+        fault = self.faults.match(method, template, path)
         if fault is not None and not fault.after_apply:
             fault.hits += 1
             self.requests.append(
