@@ -164,15 +164,44 @@ class Table:
 
     # -- one decision, by clicks -----------------------------------------------------------
 
-    async def current_hand(self, person: Person, version: int) -> Message:
+    async def current_hand(self, person: Person, version: int) -> tuple[Message, int]:
+        """The person's DM hand once it carries this version's choices, and the taps it
+        took (0 or 1). Between its player's looks the DM hand is a record (its Refresh
+        button, or the choices of an older moment): a person asked to act taps Refresh,
+        as the record tells them to, or one of the old buttons, which brings the hand
+        to the moment of now; the click's own token then makes it show their choices."""
         marker = f":{version}:"
+
+        def choices(msg: Message) -> list[str]:
+            return [c for c in msg.custom_ids if not c.endswith(":refresh")]
 
         def ready() -> Message | None:
             msg = self.hand_message(person)
-            ids = msg.custom_ids
+            ids = choices(msg)
             return msg if ids and all(marker in c for c in ids) else None
 
-        return await self.emu.wait_for(ready, 20, f"{person.name}'s hand at v{version}")
+        def tap() -> tuple[str, str | None] | None:
+            """(custom_id, select value) of what to tap: Refresh, else a control of an
+            older moment (harmless: its click can never play a move)."""
+            msg = self.hand_message(person)
+            old = [(b.custom_id, None) for b in msg.buttons if b.custom_id and not b.disabled]
+            old += [(s.custom_id, s.values[0]) for s in msg.selects if s.values]
+            old = [(c, v) for c, v in old if c.endswith(":refresh") or marker not in c]
+            return next(((c, v) for c, v in old if c.endswith(":refresh")), None) or next(
+                iter(old), None)
+
+        first = await self.emu.wait_for(lambda: ready() or tap(), 20,
+                                        f"{person.name}'s hand buttons")
+        if isinstance(first, Message):
+            return first, 0
+        cid, value = first
+        msg = self.hand_message(person)
+        if value is None:
+            await person.click(msg, custom_id=cid)
+        else:
+            await person.select(msg, value, custom_id=cid)
+        hand = await self.emu.wait_for(ready, 20, f"{person.name}'s hand at v{version}")
+        return hand, 1
 
     def current_public(self, version: int) -> Message | None:
         msg = latest_with_buttons(self.emu, self.emu.channel.id)
@@ -199,8 +228,9 @@ class Table:
         where, msg = "public", public
         path = None if via == "hand" else shortest_path(UI, public, view, legal, target)
         hand_path = None
+        taps = 0
         if path is None or len(path) > 1:
-            hand = await self.current_hand(person, row.version)
+            hand, taps = await self.current_hand(person, row.version)
             hand_path = shortest_path(UI, hand, view, legal, target)
             if hand_path is not None and (path is None or len(hand_path) < len(path)):
                 where, msg, path = "hand", hand, hand_path
@@ -219,7 +249,8 @@ class Table:
         self.timing["wait for the choices"] += t2 - t1
         self.timing["clicks"] += t3 - t2
         self.timing["commit"] += t4 - t3
-        self.count(state, seat, target, len(path), where)
+        # A Refresh tap is a click the person made for this decision.
+        self.count(state, seat, target, len(path) + taps, where)
         return target
 
     def count(self, state: Any, seat: int, action: Any, clicks: int, where: str) -> None:
