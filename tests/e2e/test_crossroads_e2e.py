@@ -601,3 +601,86 @@ async def test_a_restart_in_the_middle_of_a_turn_resumes_exactly(e2e: E2E) -> No
         "the old turn message to lose its buttons")
     bot.assert_log_clean()
 
+
+def _asks(db: Path, channel_id: int, people: list[Person]) -> list[tuple[int, int, int]]:
+    """(user id, version asked at, version of their answer or one past the end) of every
+    ask of a person, replayed from the action log: a person newly among the seats to act,
+    or a mover still to act when the seats to act changed (a new draft round asks anew;
+    the steps of one turn, the same seats still to act, are one ask)."""
+    from tests.e2e.hidden import replay
+
+    rep = replay(db, channel_id)
+    user_of = {s["index"]: s["user_id"] for s in rep.row.seats}
+    humans = {s for s, u in user_of.items() if u in {p.id for p in people}}
+    movers = {v: seat for v, seat, _a in actions(db, rep.row.id)}
+    out: list[tuple[int, int, int]] = []
+    asked_before: set[int] = set()
+    seats_before: set[int] = set()
+    for version, state in enumerate(rep.states):
+        seats = set(GAME.to_act(state))
+        asked = seats & humans
+        new = asked - asked_before
+        mover = movers.get(version)
+        if version and mover in asked and seats != seats_before:
+            new.add(mover)
+        for seat in sorted(new):
+            answer = next((v for v in range(version + 1, len(rep.states))
+                           if movers.get(v) == seat), len(rep.states))
+            out.append((user_of[seat], version, answer))
+        asked_before, seats_before = asked, seats
+    return out
+
+
+def _first_version(msg: Message, table_id: str) -> int | None:
+    """The table version a channel message was created at (its first buttons say)."""
+    from tests.emulator.models import walk_components
+
+    versions = [h["components"] for h in msg.history] + [msg.components]
+    for comps in versions:
+        for c in walk_components(comps):
+            m = CUSTOM_ID.fullmatch(c.get("custom_id", ""))
+            if m is not None and m["table"] == table_id:
+                return int(m["version"])
+    return None
+
+
+async def test_three_people_to_the_end_every_ask_pings_and_every_hand_is_told(e2e: E2E) -> None:
+    """Issue 23: a 3-person game with the draft, played to its end. Every ask of a person
+    (each draft round included) is a channel message CREATED with a mention of them that
+    its allowed_mentions lets notify (Discord does not notify on an edit), posted before
+    they answered; at the end every person's DM hand message says the game is over."""
+    emu, bot, (alice, bob, carol) = e2e
+    from tests.e2e.test_channel_noise import record_channel
+
+    rec = record_channel(emu)
+    people = [alice, bob, carol]
+    t = await open_table(e2e, people, "basic_tiles=draft", seed=7)
+    result = await t.play(max(BUDGET, 900.0))
+    row = result["row"]
+    assert row.finished, "the game reached its end"
+    await emu.settle(quiet=1.0, timeout=30)
+    # Every hand message is told the game ended (none left saying "not your move").
+    for p in people:
+        text = t.hand_message(p).content
+        assert "The game is over" in text, f"{p.name}'s hand: {text[-300:]!r}"
+        assert "Not your move" not in text, f"{p.name}'s hand: {text[-300:]!r}"
+    # Every ask is a created message that pings the person asked, before their answer.
+    by_id = {m.id: m for m in emu.channel.messages}
+    pinged: dict[int, list[int | None]] = {}
+    for ping in rec.pings:
+        if ping.channel_id != emu.channel.id:
+            continue
+        version = _first_version(by_id[ping.message_id], row.id)
+        for u in ping.users:
+            pinged.setdefault(u, []).append(version)
+    asks = _asks(t.db, emu.channel.id, people)
+    names = {p.id: p.name for p in people}
+    missing = [(names[u], v) for u, v, answer in asks
+               if not any(pv is not None and v <= pv < answer for pv in pinged.get(u, []))]
+    print(f"\n3 people, draft, to the end at v{row.version}: {len(asks)} asks, "
+          f"{sum(len(v) for v in pinged.values())} pings, mentions added by edits "
+          f"{sum(rec.mentions_in_edits.values())}; missing {missing}")
+    assert len(asks) > 3 * 10, "a whole game asks each person many times"
+    assert not missing, f"asked without a ping in a created message: {missing}"
+    assert "Game over" in emu.channel.messages[-1].content
+    bot.assert_log_clean()
