@@ -19,8 +19,10 @@ picture only when the board changed (at most once per step a player sees), no re
   recorder every ``<@id>`` in a message's first content counts;
 * ``repeat_pings``: a ping to a user who was in the previous ping, when no other player
   was pinged or acted (interacted with the bot) in between;
-* ``changes``: how often a human who was not asked to act is now asked (the seats to act,
-  replayed from the bot's action log); ``first``: the humans asked at the start;
+* ``changes``: how often a human who was not asked to act is now asked, or is asked a new
+  question after answering theirs (the mover still to act while the seats to act changed:
+  a new draft round; the seats to act replayed from the bot's action log); ``first``:
+  the humans asked at the start;
 * ``repeated_line_messages``: messages in which some version says a line twice in a
   row, or says whose turn it is twice ("It is X's turn." twice). A step the game's log
   records twice with something between (two discards to move, each followed by the
@@ -50,7 +52,7 @@ import pytest
 
 from tests.e2e.harness import E2E
 from tests.e2e.hidden import replay
-from tests.e2e.play import set_table_seed, table_row
+from tests.e2e.play import actions, set_table_seed, table_row
 from tests.emulator import Channel, Emulator, Message, Person
 from tests.emulator.models import walk_components
 
@@ -302,14 +304,24 @@ def noise_report(
     if db is not None:
         rep = replay(db, channel.id)
         humans_at = {s["index"] for s in rep.row.seats if s.get("user_id") in ids}
+        movers = {version: seat for version, seat, _a in actions(db, rep.row.id)}
         asked_before: set[int] | None = None
-        for state in rep.states:
-            asked = set(rep.game.to_act(state)) & humans_at
+        seats_before: set[int] = set()
+        for version, state in enumerate(rep.states):
+            seats = set(rep.game.to_act(state))
+            asked = seats & humans_at
             if asked_before is None:
                 first = len(asked)
             else:
-                changes += len(asked - asked_before)
-            asked_before = asked
+                new = asked - asked_before
+                # A person who answered their ask and is asked a new question (a new
+                # draft round: the seats to act changed) is asked anew; the steps of one
+                # turn (the same seats still to act) are one ask.
+                mover = movers.get(version)
+                if mover in asked and seats != seats_before:
+                    new.add(mover)
+                changes += len(new)
+            asked_before, seats_before = asked, seats
 
     return NoiseReport(
         game=game,
