@@ -354,7 +354,7 @@ class FabletopBot(commands.Bot):
                 continue
             outbox = Outbox.from_json(record.payload, record.id)
             try:
-                await self.delivery.deliver(await self.service.rehydrate(outbox))
+                await self.delivery.deliver(await self.service.rehydrate(outbox), repeat=True)
                 sent += 1
             except StoreUnwritable:
                 break  # the store said why, once: the sweep tries again

@@ -90,14 +90,19 @@ class Delivery:
         self.order_of(outbox.table_id).begin(outbox.version)
 
     async def deliver(self, outbox: Outbox, *,
-                      interaction: discord.Interaction | None = None) -> bool:
+                      interaction: discord.Interaction | None = None,
+                      repeat: bool = False) -> bool:
         """Send everything in ``outbox``, then mark it delivered. ``interaction``
         (already responded to or deferred) lets private news for the clicking user go
         ephemerally when their DMs are closed.
 
         Returns False when the public update could not be posted (the bot may not
         send messages in that channel): the caller tells the user. Raises when Discord
-        itself fails (a 5xx): the outbox is then left undelivered, for the next sweep."""
+        itself fails (a 5xx): the outbox is then left undelivered, for the next sweep.
+        ``repeat``: a stored outbox sent again (after a restart, by the sweep), which a
+        killed process may already have posted: its messages go on the bot token with
+        their nonces, which Discord answers with the message already made, never as a
+        click's follow-up (a follow-up takes no nonce and would be posted twice)."""
         order = self.order_of(outbox.table_id)
         if outbox.id is not None and order.arrives_late(outbox.version):
             if order.newer_waiting(outbox.version):
@@ -116,7 +121,8 @@ class Delivery:
         try:
             await order.wait_for_turn(outbox.version)
             await self.turns.take()
-            return await self._deliver(outbox, interaction, order.overtaken(outbox.version))
+            return await self._deliver(outbox, interaction, order.overtaken(outbox.version),
+                                       repeat=repeat)
         finally:
             await order.done(outbox.version)
             if not outbox.table.status.live:  # the table is over: forget its bookkeeping
@@ -124,7 +130,8 @@ class Delivery:
                 self.turn_messages.forget(outbox.table_id)
 
     async def _deliver(self, outbox: Outbox, interaction: discord.Interaction | None,
-                       overtaken: asyncio.Event, *, missed: bool = True) -> bool:
+                       overtaken: asyncio.Event, *, missed: bool = True,
+                       repeat: bool = False) -> bool:
         info = outbox.table
         # One read of the turn message serves the check below and the post.
         needed = outbox.id is not None or outbox.public is not None
@@ -146,7 +153,8 @@ class Delivery:
             if info.status is not TableStatus.LOBBY:
                 await self.lobbies.close(info.id)
             posted, turn = await self.turn_messages.post(outbox, prev=shown,
-                                                         overtaken=overtaken, via=interaction)
+                                                         overtaken=overtaken, via=interaction,
+                                                         tokens=not repeat)
         if overtaken.is_set():  # while its board was being drawn
             outbox = without_choices(outbox)
         hands = []
@@ -211,7 +219,7 @@ class Delivery:
                 continue  # an ask of a turn that is over: ``outbox`` asks anew
             log.info("outbox %s of table %s (v%d) was never told: told before v%d",
                      record.id, outbox.table_id, record.version, outbox.version)
-            await self._deliver(older, None, asyncio.Event(), missed=False)
+            await self._deliver(older, None, asyncio.Event(), missed=False, repeat=True)
             shown = await self.turn_messages.current(outbox.table_id)
         return shown
 

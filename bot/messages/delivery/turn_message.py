@@ -36,7 +36,7 @@ from bot.messages.delivery.overtake import unless
 from bot.messages.delivery.pictures import Pictures
 from bot.messages.delivery.step_pictures import Board, ShownBoards, step_fields
 from bot.messages.ui.items import build_view
-from bot.messages.ui.texts import MAX_CONTENT, clip_start, literal
+from bot.messages.ui.texts import MAX_CONTENT, clip, clip_start, literal
 
 __all__ = ["UNREAD", "TurnMessages", "board_key"]
 
@@ -135,6 +135,27 @@ class TurnMessages:
             return None
         return tokens.for_channel(channel, seat.user_id)  # an AI seat: anyone's click
 
+    async def _send(self, channel_id: int, *, content: str, pings: tuple[int, ...],
+                    png: bytes | None, view: discord.ui.View | None, nonce: str | None,
+                    carrier: discord.Interaction | None) -> discord.Message | None:
+        return await self.courier.send(channel_id, content=content, pings=pings, png=png,
+                                       view=view, nonce=nonce, carrier=carrier, priority=ASK)
+
+    async def _already_posted(self, channel_id: int, content: str) -> discord.Message | None:
+        """One of the bot's last messages in the channel that says exactly ``content``
+        (a turn message a killed process had posted), or ``None``. Best effort: without
+        Read Message History the repeat is posted as before."""
+        client = self.courier.client
+        me = client.user.id if client.user is not None else None
+        channel = client.get_partial_messageable(channel_id)
+        try:
+            async for message in channel.history(limit=10):
+                if message.author.id == me and message.content == content:
+                    return message
+        except discord.HTTPException:
+            return None
+        return None
+
     async def strip(self, prev: TurnMessage) -> TurnMessage:
         """Take the buttons off an older turn message; the record it leaves."""
         await self.courier.strip_buttons(prev.channel_id, prev.message_id)
@@ -145,13 +166,15 @@ class TurnMessages:
     async def post(self, outbox: Outbox, *, head: tuple[str, ...] = (),
                    prev: TurnMessage | object | None = UNREAD,
                    overtaken: asyncio.Event | None = None,
-                   via: discord.Interaction | None = None,
+                   via: discord.Interaction | None = None, tokens: bool = True,
                    ) -> tuple[bool, TurnMessage | None]:
         """Post (or edit into the turn message) one public update. Returns whether it
         could be posted and the turn message it leaves (``None``: unchanged). ``head``:
         lines of the bot's own, already Discord text, before the update's (plain) ones;
         ``prev``: the table's turn message if the caller has just read it; ``via``: the
-        interaction that made the move, whose token carries the messages when it can."""
+        interaction that made the move, whose token carries the messages when it can;
+        ``tokens=False``: a repeat delivery, whose new message goes on the bot token with
+        its nonce (a follow-up has none, and a killed process may have posted it)."""
         update = outbox.public
         assert update is not None
         info = outbox.table
@@ -266,9 +289,15 @@ class TurnMessages:
                 and not (overtaken is not None and overtaken.is_set())):
             # A message of its own shows the board it is about.
             png = await self.pictures.render_png(info.game_id, view, info)
-        sent = await self.courier.send(update.channel_id, content=content, pings=pings,
-                                       png=png, view=buttons, nonce=nonce_for(outbox, "p"),
-                                       carrier=self.carrier(outbox, via), priority=ASK)
+        sent = None
+        if not tokens and update.kind != "board":
+            # A repeat: the killed process may have posted it as a click's follow-up,
+            # which no nonce can find again. The channel's last messages can.
+            sent = await self._already_posted(update.channel_id, clip(content))
+        if sent is None:
+            sent = await self._send(update.channel_id, content=content, pings=pings,
+                                    png=png, view=buttons, nonce=nonce_for(outbox, "p"),
+                                    carrier=self.carrier(outbox, via) if tokens else None)
         if sent is None:
             return False, None
         if png is not None:
