@@ -120,7 +120,12 @@ class Game:
         def any_button() -> str | None:
             # A hand left showing an older moment's choices: a tap on one of them brings
             # the hand to the moment of now (with a word that the moment had passed).
-            return refresh_button() or next(iter(self.hand_message(person).custom_ids), None)
+            # Never its Tell button: that opens the form for words added to the story (a
+            # person looking for their choices does not press it), and a form left open
+            # would be sent with the next choice as a passage out of turn.
+            return refresh_button() or next(
+                (c for c in self.hand_message(person).custom_ids if not c.endswith(":tell")),
+                None)
 
         if ready() is None:
             cid = await self.emu.wait_for(any_button, 15, f"{person.name}'s hand buttons")
