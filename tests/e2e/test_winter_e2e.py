@@ -117,19 +117,31 @@ class Game:
             msg = self.hand_message(person)
             return next((c for c in msg.custom_ids if c.endswith(":refresh")), None)
 
-        def any_button() -> str | None:
-            # A hand left showing an older moment's choices: a tap on one of them brings
-            # the hand to the moment of now (with a word that the moment had passed).
-            # Never its Tell button: that opens the form for words added to the story (a
-            # person looking for their choices does not press it), and a form left open
-            # would be sent with the next choice as a passage out of turn.
-            return refresh_button() or next(
-                (c for c in self.hand_message(person).custom_ids if not c.endswith(":tell")),
-                None)
+        def any_choice() -> tuple[str, str | None] | None:
+            # A hand left showing an older moment's choices: a tap on one of them (a
+            # button, or an option of a select) brings the hand to the moment of now
+            # (with a word that the moment had passed). Never its Tell button: that opens
+            # the form for words added to the story (a person looking for their choices
+            # does not press it), and a form left open would be sent with the next choice
+            # as a passage out of turn.
+            refresh = refresh_button()
+            if refresh is not None:
+                return refresh, None
+            msg = self.hand_message(person)
+            button = next((b.custom_id for b in msg.buttons if b.custom_id
+                           and not b.disabled and not b.custom_id.endswith(":tell")), None)
+            if button is not None:
+                return button, None
+            select = next((s for s in msg.selects if not s.disabled and s.values), None)
+            return (select.custom_id, select.values[0]) if select is not None else None
 
         if ready() is None:
-            cid = await self.emu.wait_for(any_button, 15, f"{person.name}'s hand buttons")
-            await person.click(self.hand_message(person), custom_id=cid)
+            cid, value = await self.emu.wait_for(any_choice, 15,
+                                                 f"{person.name}'s hand buttons")
+            if value is None:
+                await person.click(self.hand_message(person), custom_id=cid)
+            else:
+                await person.select(self.hand_message(person), value, custom_id=cid)
         return await self.emu.wait_for(ready, 15, f"{person.name}'s hand at v{version}")
 
     # -- the leak checks -----------------------------------------------------------------
