@@ -264,7 +264,7 @@ async def test_dm_commands_and_the_dm_hand_after_a_restart(e2e: E2E) -> None:
     # The DM hand is a record between looks: its player taps Refresh (a click the
     # restarted process answers), then plays from the choices it shows.
     current = await g.wait_current(actor, row.version)
-    assert current.id == before.id
+    assert current is not None and current.id == before.id
     edits = current.edits
     await click_through(actor, current)
     await emu.wait_for(lambda: g.row().version == row.version + 1, 15, "the DM click's move")

@@ -40,6 +40,8 @@ PREFER = {"start_quest": 200, "generate_quest": 60, "complete_objective": 5, "pl
           "pass": 3, "done": 2, "take_part": 2, "relocate": 1, "step_in": 1, "move": 0.5,
           "save": 0.3, "battle": 0.2, "trap": 0.2, "use_power": 0.2, "free_round": 0.2,
           "attack_objective": 0.2, "swap_objective": 0.1}
+TIMER_FIRST = "timer-first"
+"""What :func:`choose_and_play` returns when a timer moved the table on first."""
 WORDS = ("snow", "lantern", "whisper", "frost", "bell", "shadow", "song", "ember", "gate",
          "wind", "mirror", "thread")
 
@@ -99,8 +101,9 @@ class Game:
         assert len(msgs) == 1, f"{person.name} has {len(msgs)} hand messages"
         return msgs[0]
 
-    async def wait_current(self, person: Person, version: int) -> Message:
-        """The person's hand message once it carries this version's choices.
+    async def wait_current(self, person: Person, version: int) -> Message | None:
+        """The person's hand message once it carries this version's choices (``None``
+        if the table moved on meanwhile, by a timer).
 
         The DM hand is a record between moves (bot-token edits are spent only where the
         seat's secrets changed), so a person asked to act taps its Refresh button, as the
@@ -142,7 +145,17 @@ class Game:
                 await person.click(self.hand_message(person), custom_id=cid)
             else:
                 await person.select(self.hand_message(person), value, custom_id=cid)
-        return await self.emu.wait_for(ready, 15, f"{person.name}'s hand at v{version}")
+        # A timer (the interrupt timeout) may pass someone's decision meanwhile: the
+        # moment is gone, and the person looks again at the new one (None).
+        def ready_or_gone() -> tuple[Message | None] | None:
+            msg = ready()
+            if msg is not None:
+                return (msg,)
+            return (None,) if self.row().version != version else None
+
+        (msg,) = await self.emu.wait_for(ready_or_gone, 15,
+                                         f"{person.name}'s hand at v{version}")
+        return msg
 
     # -- the leak checks -----------------------------------------------------------------
 
@@ -248,6 +261,8 @@ async def choose_and_play(g: Game, rng: random.Random, row: Any, person: Person,
     seat = g.seat_of(row, person)
     legal = GAME.legal_actions(state, seat)
     msg = panel if panel is not None else await g.wait_current(person, row.version)
+    if msg is None:
+        return TIMER_FIRST
 
     def kind_of(code: str) -> str:
         if code.startswith("a") and code[1:].isdigit():
@@ -367,6 +382,8 @@ async def play_to_the_end(e2e: E2E, players: int, seed: int, options: str,
             await raise_x_card(g, rng, people)
             continue
         kind = await choose_and_play(g, rng, row, person)
+        if kind == TIMER_FIRST:
+            continue  # the interrupt timeout passed someone first: look again
         kinds[kind] = kinds.get(kind, 0) + 1
         moves += 1
         await emu.wait_for(lambda v=row.version: g.row().version > v, 15, "the move")
