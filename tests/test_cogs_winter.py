@@ -865,3 +865,78 @@ async def test_a_move_finished_on_the_dm_s_own_menu_brings_the_dm_hand_along(
     marks = {c["custom_id"].split(":")[2] for c in components_of(now)
              if not c["custom_id"].endswith((":tell", ":refresh"))}
     assert marks <= {str(after.version)}, now
+
+
+async def test_closed_dms_a_move_finished_on_a_follow_up_menu_brings_the_hand_back(
+        h: Harness) -> None:
+    """With closed DMs the panel is the only hand. A choice in two steps is finished on
+    the follow-up menu the panel's first step answered with (a message of its own): when
+    the player still has a choice, their hand must follow, with the new moment's choices,
+    not only the menu's "Done" (a move made on the panel itself updates that panel)."""
+    from engines import get_game
+    from tests.discord_fakes import snowflake
+
+    game = get_game("winter-tales")
+    ui = WinterUI()
+    h.fake.closed_dms |= set(PEOPLE)
+    await open_table(h, options="interrupt_timeout=0")
+    await dealt(h)
+
+    def two_steps(state: Any, seat: int) -> str | None:
+        """A menu code on the seat's panel whose follow-up holds a move (no sentence)
+        that leaves the seat a choice."""
+        view = game.view(state, seat)
+        legal = game.legal_actions(state, seat)
+        for menu in ui.hand_menus(view, legal):
+            for first in (*menu.choices, *menu.buttons):
+                if first.code[:1] not in ("g", "k"):  # a group or a kind: a menu
+                    continue
+                follow = ui.resolve(first.code, view, legal).menu
+                for c in follow.choices if follow is not None else ():
+                    if c.code.startswith("a"):
+                        after = state.model_copy(deep=True)
+                        game.apply(after, seat, legal[int(c.code[1:])])
+                        if seat in game.to_act(after):
+                            return first.code
+        return None
+
+    async def in_two_steps(i: Any, view: Any) -> bool:
+        state = await true_state(h)
+        return any(two_steps(state, seat) is not None for seat in i.to_act)
+
+    i = await drive(h, in_two_steps, random.Random(5))
+    state = await true_state(h)
+    seat = next(s for s in i.to_act if two_steps(state, s) is not None)
+    user = seat_user(i, seat)
+    code = two_steps(state, seat)
+    panel = next(s for s in await h.click(f"ft:{i.id}:{i.version}:turn", user)
+                 if s.kind == "followup")
+    menu = answer(await h.click(f"ft:{i.id}:{i.version}:{code}", user, message=panel))
+    assert menu.ephemeral and menu.custom_ids
+    legal = await h.service.legal_actions(CHANNEL_ID, user)
+    offered = []  # (custom_id, select values or None, code)
+    for c in components_of({"components": menu.data.get("components") or []}):
+        if c["type"] == 3:
+            offered += [(c["custom_id"], [o["value"]], o["value"]) for o in c["options"]]
+        elif c["type"] == 2:
+            offered.append((c["custom_id"], None, c["custom_id"].rsplit(":", 1)[1]))
+    choice, values, _code = next(
+        (cid, values, code) for cid, values, code in offered if code.startswith("a")
+        and seat in game.to_act(_after(game, state, seat, legal, code)))
+    click = h.fake.click_payload(choice, user_id=user, message=menu, values=values)
+    click["message"]["flags"] = 64  # the menu is ephemeral
+    click["message"]["id"] = str(snowflake())
+    sent = await h.fake.dispatch(h.bot, click)
+    await h.fake.settle()
+    after = await info(h)
+    assert after.version == i.version + 1 and seat in after.to_act
+    hands = [s for s in sent if s.kind == "followup" and "hand**" in s.content]
+    assert hands and hands[-1].ephemeral, [s.kind for s in sent]
+    ids = [c for c in hands[-1].custom_ids if not c.endswith(":tell")]
+    assert ids and all(f":{after.version}:" in c for c in ids), ids
+
+
+def _after(game: Any, state: Any, seat: int, legal: list[Any], code: str) -> Any:
+    after = state.model_copy(deep=True)
+    game.apply(after, seat, legal[int(code[1:])])
+    return after

@@ -40,6 +40,8 @@ PREFER = {"start_quest": 200, "generate_quest": 60, "complete_objective": 5, "pl
           "pass": 3, "done": 2, "take_part": 2, "relocate": 1, "step_in": 1, "move": 0.5,
           "save": 0.3, "battle": 0.2, "trap": 0.2, "use_power": 0.2, "free_round": 0.2,
           "attack_objective": 0.2, "swap_objective": 0.1}
+TIMER_FIRST = "timer-first"
+"""What :func:`choose_and_play` returns when a timer moved the table on first."""
 WORDS = ("snow", "lantern", "whisper", "frost", "bell", "shadow", "song", "ember", "gate",
          "wind", "mirror", "thread")
 
@@ -99,8 +101,9 @@ class Game:
         assert len(msgs) == 1, f"{person.name} has {len(msgs)} hand messages"
         return msgs[0]
 
-    async def wait_current(self, person: Person, version: int) -> Message:
-        """The person's hand message once it carries this version's choices.
+    async def wait_current(self, person: Person, version: int) -> Message | None:
+        """The person's hand message once it carries this version's choices (``None``
+        if the table moved on meanwhile, by a timer).
 
         The DM hand is a record between moves (bot-token edits are spent only where the
         seat's secrets changed), so a person asked to act taps its Refresh button, as the
@@ -117,15 +120,42 @@ class Game:
             msg = self.hand_message(person)
             return next((c for c in msg.custom_ids if c.endswith(":refresh")), None)
 
-        def any_button() -> str | None:
-            # A hand left showing an older moment's choices: a tap on one of them brings
-            # the hand to the moment of now (with a word that the moment had passed).
-            return refresh_button() or next(iter(self.hand_message(person).custom_ids), None)
+        def any_choice() -> tuple[str, str | None] | None:
+            # A hand left showing an older moment's choices: a tap on one of them (a
+            # button, or an option of a select) brings the hand to the moment of now
+            # (with a word that the moment had passed). Never its Tell button: that opens
+            # the form for words added to the story (a person looking for their choices
+            # does not press it), and a form left open would be sent with the next choice
+            # as a passage out of turn.
+            refresh = refresh_button()
+            if refresh is not None:
+                return refresh, None
+            msg = self.hand_message(person)
+            button = next((b.custom_id for b in msg.buttons if b.custom_id
+                           and not b.disabled and not b.custom_id.endswith(":tell")), None)
+            if button is not None:
+                return button, None
+            select = next((s for s in msg.selects if not s.disabled and s.values), None)
+            return (select.custom_id, select.values[0]) if select is not None else None
 
         if ready() is None:
-            cid = await self.emu.wait_for(any_button, 15, f"{person.name}'s hand buttons")
-            await person.click(self.hand_message(person), custom_id=cid)
-        return await self.emu.wait_for(ready, 15, f"{person.name}'s hand at v{version}")
+            cid, value = await self.emu.wait_for(any_choice, 15,
+                                                 f"{person.name}'s hand buttons")
+            if value is None:
+                await person.click(self.hand_message(person), custom_id=cid)
+            else:
+                await person.select(self.hand_message(person), value, custom_id=cid)
+        # A timer (the interrupt timeout) may pass someone's decision meanwhile: the
+        # moment is gone, and the person looks again at the new one (None).
+        def ready_or_gone() -> tuple[Message | None] | None:
+            msg = ready()
+            if msg is not None:
+                return (msg,)
+            return (None,) if self.row().version != version else None
+
+        (msg,) = await self.emu.wait_for(ready_or_gone, 15,
+                                         f"{person.name}'s hand at v{version}")
+        return msg
 
     # -- the leak checks -----------------------------------------------------------------
 
@@ -231,6 +261,8 @@ async def choose_and_play(g: Game, rng: random.Random, row: Any, person: Person,
     seat = g.seat_of(row, person)
     legal = GAME.legal_actions(state, seat)
     msg = panel if panel is not None else await g.wait_current(person, row.version)
+    if msg is None:
+        return TIMER_FIRST
 
     def kind_of(code: str) -> str:
         if code.startswith("a") and code[1:].isdigit():
@@ -350,6 +382,8 @@ async def play_to_the_end(e2e: E2E, players: int, seed: int, options: str,
             await raise_x_card(g, rng, people)
             continue
         kind = await choose_and_play(g, rng, row, person)
+        if kind == TIMER_FIRST:
+            continue  # the interrupt timeout passed someone first: look again
         kinds[kind] = kinds.get(kind, 0) + 1
         moves += 1
         await emu.wait_for(lambda v=row.version: g.row().version > v, 15, "the move")

@@ -242,8 +242,10 @@ class HandMessages:
         clicker = interaction.user.id if interaction is not None else None
         clicked = (interaction.message.id if interaction is not None
                    and interaction.message is not None else None)
+        # A move made on a panel updates that panel in place; one finished on a follow-up
+        # menu of it (an ephemeral message of its own, which becomes "Done") does not.
         on_panel = (interaction is not None and interaction.message is not None
-                    and interaction.message.flags.ephemeral)
+                    and self.is_panel(interaction.message.id))
 
         async def one(news: SeatNews) -> HandMessage | None:
             mine = lines.get(news.user_id, [])
@@ -285,8 +287,9 @@ class HandMessages:
                 await self._alert(info, news.user_id, alerts, closed,
                                   f"ft{outbox.id}a{news.seat}" if outbox.id is not None else None)
             if closed and own and not on_panel and news.legal and news.view is not None:
-                # The player who just moved from a command and still has a choice gets
-                # their panel back at once (a move made on a panel updates that panel).
+                # The player who just moved from a command or a follow-up menu and still
+                # has a choice gets their panel back at once (with closed DMs it is their
+                # only hand).
                 assert interaction is not None
                 await self.send_ephemeral(interaction, outbox, latest)
             return result
