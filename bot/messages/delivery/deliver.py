@@ -21,6 +21,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 
 import discord
@@ -65,6 +66,9 @@ class Delivery:
     ) -> None:
         self.client = client
         self.store = store
+        self.started = datetime.now(UTC)
+        """When this process's delivery began: an outbox committed before it can be in
+        no delivery of this process, nor, unless it died, of the one that made it."""
         self.turns = turns if turns is not None else LoopTurns()
         """Shared with the table service: a delivery's work (messages built, buttons,
         hands) takes its turn on the event loop like a move's (bot/core/loop_turns.py)."""
@@ -211,8 +215,12 @@ class Delivery:
         if outbox.version - last <= 1:
             return shown
         order = self.order_of(outbox.table_id)
+        # Only what was committed before this process began: a newer one was made by a
+        # live process (this one, or another on the same database), whose own delivery
+        # is on its way, and telling it here too would post it twice.
         records = [r for r in await self.store.undelivered_outboxes(table_id=outbox.table_id)
-                   if last < r.version < outbox.version and r.version not in order.in_flight]
+                   if last < r.version < outbox.version and r.version not in order.in_flight
+                   and _aware(r.created_at) < self.started]
         for record in sorted(records, key=lambda r: (r.version, r.id)):
             older = without_choices(Outbox.from_json(record.payload, record.id))
             if older.public is not None and older.public.kind == "reminder":
@@ -294,3 +302,8 @@ class Delivery:
         hands = await self.hands.refresh(snapshot, None, every=True)
         if hands:
             await self.store.save_hand_messages(hands)
+
+
+def _aware(moment: datetime) -> datetime:
+    """A stored time as an aware one (the stores write UTC)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
