@@ -294,6 +294,10 @@ class TurnMessages:
             # A repeat: the killed process may have posted it as a click's follow-up,
             # which no nonce can find again. The channel's last messages can.
             sent = await self._already_posted(update.channel_id, clip(content))
+            if sent is not None and buttons is not None and not sent.components:
+                # Posted without its buttons (overtaken then): it asks with them now.
+                await self.courier.edit(update.channel_id, sent.id, content=None,
+                                        view=buttons, png=png, priority=ASK)
         if sent is None:
             sent = await self._send(update.channel_id, content=content, pings=pings,
                                     png=png, view=buttons, nonce=nonce_for(outbox, "p"),
