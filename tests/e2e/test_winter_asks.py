@@ -28,10 +28,10 @@ from typing import Any
 import pytest
 
 from tests.e2e.harness import E2E
-from tests.e2e.play import set_table_seed
+from tests.e2e.play import click_code, set_table_seed
 from tests.e2e.test_channel_noise import record_channel
 from tests.e2e.test_winter_e2e import GAME, Game
-from tests.emulator import Message, Person
+from tests.emulator import Message
 
 pytestmark = pytest.mark.e2e
 
@@ -98,14 +98,6 @@ def path_to(ui: Any, panel: Message, view: Any, legal: list[Any], index: int) ->
     raise AssertionError(f"legal action {index} ({legal[index]!r}) is not on {panel!r}")
 
 
-async def click(person: Person, msg: Message, code: str) -> Any:
-    for b in msg.buttons:
-        if b.custom_id and b.custom_id.rsplit(":", 1)[1] == code:
-            return await person.click(msg, custom_id=b.custom_id, settle=False)
-    for s in msg.selects:
-        if code in s.values:
-            return await person.select(msg, code, custom_id=s.custom_id, settle=False)
-    raise AssertionError(f"{code} is not on {msg!r}")
 
 
 async def test_every_ask_in_a_winter_battle_round_pings_once(e2e: E2E) -> None:
@@ -168,11 +160,11 @@ async def test_every_ask_in_a_winter_battle_round_pings_once(e2e: E2E) -> None:
         path = path_to(ui, panel, view, legal, index)
         msg = panel
         for step in path[:-1]:
-            menu = await emu.answer(await click(person, msg, step))
+            menu = await emu.answer(await click_code(person, msg, step))
             assert menu is not None and menu.ephemeral, f"{step} opened no menu"
             msg = menu
         mark = next(rec.seq)
-        await click(person, msg, path[-1])
+        await click_code(person, msg, path[-1])
         if person.modal is not None:
             await person.submit_modal(text=PASSAGE, settle=False)
         await emu.wait_for(lambda v=row.version: g.row().version > v, 20, "the move")
