@@ -197,7 +197,9 @@ def record_request_costs(test_id: str, emu: Emulator, db_path: Path) -> None:
             "SELECT COUNT(user_id), COUNT(*) - COUNT(user_id) FROM actions").fetchone()
     line = {"test": test_id, "games": games, "human_moves": people, "ai_moves": ai,
             "bot_token": emu.ratelimits.kinds["bot"],
-            "interaction": emu.ratelimits.kinds["interaction"]}
+            "interaction": emu.ratelimits.kinds["interaction"],
+            "routes": dict(emu.ratelimits.requests.most_common()),
+            "dm_routes": dict(emu.ratelimits.dm_requests.most_common())}
     with open(target, "a", encoding="utf-8") as out:
         out.write(json.dumps(line) + "\n")
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+import re
 import time
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable
@@ -61,6 +62,8 @@ BAN_MESSAGE = (
 )
 """The body Discord's Cloudflare ban answers with (discord/discord-api-docs#5810)."""
 
+
+_CHANNEL_IN_PATH = re.compile(r"/channels/(\d+)")
 
 @dataclass(frozen=True)
 class Window:
@@ -210,6 +213,8 @@ class RateLimits:
     """``None``: no limit is enforced and no header is added (raw speed)."""
     requests: Counter[str] = field(default_factory=Counter)
     kinds: Counter[str] = field(default_factory=Counter)
+    dm_requests: Counter[str] = field(default_factory=Counter)
+    """The part of :attr:`requests` made to DM channels (hands, nudges)."""
     limited: Counter[str] = field(default_factory=Counter)
     limited_routes: Counter[str] = field(default_factory=Counter)
     injected: Counter[str] = field(default_factory=Counter)
@@ -317,6 +322,11 @@ class RateLimits:
         """Count the request on its global window and its bucket, or refuse it (429)."""
         assert self.policy is not None
         self.requests[f"{method} {template}"] += 1
+        if "{channel_id}" in template:
+            found = _CHANNEL_IN_PATH.search(path)
+            channel = self.emu.channels.get(int(found.group(1))) if found else None
+            if channel is not None and channel.is_dm:
+                self.dm_requests[f"{method} {template}"] += 1
         exempt = is_interaction_endpoint(template)
         self.kinds["interaction" if exempt else "bot"] += 1
         gbucket = None
