@@ -141,15 +141,21 @@ class TurnMessages:
         return await self.courier.send(channel_id, content=content, pings=pings, png=png,
                                        view=view, nonce=nonce, carrier=carrier, priority=ASK)
 
-    async def _already_posted(self, channel_id: int, content: str) -> discord.Message | None:
-        """One of the bot's last messages in the channel that says exactly ``content``
-        (a turn message a killed process had posted), or ``None``. Best effort: without
+    async def _already_posted(self, channel_id: int, content: str,
+                              since: TurnMessage | None) -> discord.Message | None:
+        """One of the bot's last messages in the channel, from the table's turn message
+        ``since`` on, that says exactly ``content`` (a turn message a killed process
+        had posted), or ``None``. Nothing older: an earlier turn may have said the very
+        same words (an AI's move repeated in a long game), and taking its message would
+        put this turn's buttons above the channel's last lines. Best effort: without
         Read Message History the repeat is posted as before."""
         client = self.courier.client
         me = client.user.id if client.user is not None else None
         channel = client.get_partial_messageable(channel_id)
         try:
             async for message in channel.history(limit=10):
+                if since is not None and message.id < since.message_id:
+                    return None  # history runs newest first: the rest is older still
                 if message.author.id == me and message.content == content:
                     return message
         except discord.HTTPException:
@@ -293,7 +299,7 @@ class TurnMessages:
         if not tokens and update.kind != "board":
             # A repeat: the killed process may have posted it as a click's follow-up,
             # which no nonce can find again. The channel's last messages can.
-            sent = await self._already_posted(update.channel_id, clip(content))
+            sent = await self._already_posted(update.channel_id, clip(content), prev)
             if sent is not None and buttons is not None and not sent.components:
                 # Posted without its buttons (overtaken then): it asks with them now.
                 await self.courier.edit(update.channel_id, sent.id, content=None,
