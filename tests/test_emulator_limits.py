@@ -15,7 +15,13 @@ import pytest
 
 from tests.emulator import Emulator
 from tests.emulator.models import MESSAGE_COMPONENT
-from tests.emulator.ratelimits import BAN_MESSAGE, DISCORD_LIMITS, RateLimitPolicy, Window
+from tests.emulator.ratelimits import (
+    BAN_MESSAGE,
+    DISCORD_LIMITS,
+    MACHINE_SPEED_LIMITS,
+    RateLimitPolicy,
+    Window,
+)
 
 ROUTE_HEADERS = (
     "X-RateLimit-Limit",
@@ -80,6 +86,18 @@ def test_the_defaults_are_discords_numbers() -> None:
     assert (DISCORD_LIMITS.invalid_limit, DISCORD_LIMITS.invalid_window) == (10_000, 600.0)
     with pytest.raises(ValueError):
         Window(0, 1.0)
+
+
+def test_machine_speed_shortens_the_route_windows_only() -> None:
+    fast = DISCORD_LIMITS.sped_up(5)
+    assert (fast.message_create, fast.message_edit) == (Window(5, 1.0), Window(5, 1.0))
+    assert fast.interaction_webhook == Window(5, 0.4)
+    # What no speed changes: the bot token's global limit and the ban.
+    assert fast.global_limit == DISCORD_LIMITS.global_limit == Window(50, 1.0)
+    assert (fast.invalid_limit, fast.invalid_window, fast.ban_for) == (10_000, 600.0, 3600.0)
+    assert fast == MACHINE_SPEED_LIMITS
+    with pytest.raises(ValueError, match="at least 1"):
+        DISCORD_LIMITS.sped_up(0.5)
 
 
 async def test_message_create_bucket_per_channel_with_headers_and_a_user_429(http: Http) -> None:

@@ -26,7 +26,7 @@ from tests.e2e.harness import (
     stop_quietly,
 )
 from tests.emulator import Emulator
-from tests.emulator.ratelimits import DISCORD_LIMITS
+from tests.emulator.ratelimits import MACHINE_SPEED_LIMITS
 
 logging.getLogger("emulator").setLevel(logging.ERROR)
 
@@ -65,7 +65,7 @@ async def e2e(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[E
     marker = request.node.get_closest_marker("bot_env")
     env = {k: str(v) for k, v in (marker.kwargs if marker else {}).items()}
     limits = request.node.get_closest_marker("rate_limits")
-    async with Emulator(rate_limits=limits.args[0] if limits else DISCORD_LIMITS) as emu:
+    async with Emulator(rate_limits=limits.args[0] if limits else MACHINE_SPEED_LIMITS) as emu:
         bot = BotProcess(emu, tmp_path, **env)
         try:
             await bot.start()

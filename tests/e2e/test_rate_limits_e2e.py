@@ -17,7 +17,7 @@ import pytest
 from tests.e2e.harness import E2E, latest_with_buttons
 from tests.e2e.play import actions, person_to_act, prompt_version, table_row, wait_next_prompt
 from tests.emulator import Emulator, Message
-from tests.emulator.ratelimits import RateLimitPolicy, Window
+from tests.emulator.ratelimits import DISCORD_LIMITS, RateLimitPolicy, Window
 
 pytestmark = pytest.mark.e2e
 
@@ -48,6 +48,7 @@ def retried_after(emu: Emulator, path: str) -> list[tuple[float, float]]:
     return out
 
 
+@pytest.mark.rate_limits(DISCORD_LIMITS)
 async def test_a_429_on_the_clicks_token_is_waited_out_and_the_move_posted_once(
     e2e: E2E,
 ) -> None:
@@ -129,6 +130,7 @@ async def test_route_and_global_429s_on_the_bot_token_are_waited_out(e2e: E2E) -
     emu.ratelimits.take_limited()
 
 
+@pytest.mark.rate_limits(DISCORD_LIMITS)
 async def test_after_fifteen_minutes_the_bot_token_edits_what_a_click_posted(e2e: E2E) -> None:
     """A turn message posted as a click's follow-up keeps its buttons until a later turn
     takes them off. When that comes after the click's token has expired (15 minutes on the

@@ -49,6 +49,7 @@ from tests.conftest import BACKENDS, PgSchema
 from tests.e2e.harness import BotProcess, latest_with_buttons, report_rate_limits, stop_quietly
 from tests.e2e.play import click_code, fti_turn, prompt_version
 from tests.emulator import Channel, Emulator, Interaction, Message, Person
+from tests.emulator.ratelimits import MACHINE_SPEED_LIMITS
 
 pytestmark = pytest.mark.e2e
 
@@ -302,7 +303,7 @@ def assert_every_interaction_answered_once(emu: Emulator) -> None:
 @pytest.fixture
 async def two_shards(request: pytest.FixtureRequest, tmp_path: Path, pg: PgSchema | None
                      ) -> AsyncIterator[Cluster]:
-    async with Emulator(shard_count=2, guilds=2) as emu, \
+    async with Emulator(shard_count=2, guilds=2, rate_limits=MACHINE_SPEED_LIMITS) as emu, \
             cluster(request, emu, tmp_path, pg, ["0", "1"]) as c:
         yield c
 
@@ -355,7 +356,7 @@ async def four_shards(request: pytest.FixtureRequest, tmp_path: Path, pg_schema:
     # tables other than the reminder table keep that default (10 minutes: never due).
     # Pictures are drawn in a thread of each process: four more worker processes
     # starting with the two bots would only slow the start on a small machine.
-    async with Emulator(shard_count=4, guilds=4) as emu, \
+    async with Emulator(shard_count=4, guilds=4, rate_limits=MACHINE_SPEED_LIMITS) as emu, \
             cluster(request, emu, tmp_path, pg_schema, ["0-1", "2-3"],
                     REMINDER_MINUTES="10", RENDER_WORKERS="0") as c:
         yield c
