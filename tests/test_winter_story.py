@@ -84,3 +84,33 @@ def test_the_ending_names_what_the_winners_did() -> None:
 
     goals = [load_words().quests[load_content().quest_counter(m.counter).quest].goal for m in won]
     assert (not goals) or any(g in (ending.text or "") for g in goals), ending.text
+
+
+def test_the_ending_still_names_the_winners_deeds_when_they_hold_the_whole_track() -> None:
+    """Four or five Memories of one side made every ending shape too long for a passage,
+    and the storyteller fell back on a line that named nothing ("Snow White did what had
+    to be done.")."""
+    from engines.winter_tales.content import load_content
+    from engines.winter_tales.epilogue import winner_of
+    from engines.winter_tales.telling import writer
+    from engines.winter_tales.telling.words import load_words
+
+    st = G.setup(5, G.Options(power=True, objective=True, skill=True), 8)
+    agent = get_agent("winter-tales", "storyteller")
+    rng = Rng.from_seed(8)
+    while not (st.stack and st.stack[-1].kind == "epilogue"
+               and st.stack[-1].stage == "conclusion"):
+        seat = G.to_act(st)[0]
+        G.apply(st, seat, agent.choose(G, st, seat, rng))
+    winner = winner_of(st, st.final)
+    assert winner in ("spring", "winter")
+    for memory in st.memories:  # the winners made every Memory on the track
+        memory.faction = winner
+    assert len([m for m in st.memories if m.counter]) >= 4
+    seat = G.to_act(st)[0]
+    (tell,) = G.legal_actions(st, seat)
+    passage = writer.compose(st, seat, tell, seed=3)
+    assert passage is not None and len(passage.text) <= writer.MAX_CHARS
+    goals = [load_words().quests[load_content().quest_counter(m.counter).quest].goal
+             for m in st.memories if m.counter]
+    assert all(goal in passage.text for goal in goals), passage.text

@@ -222,10 +222,12 @@ def _actor(state: WinterState, seat: Seat, action: Action) -> str | None:
                 return top.stepper_character  # type: ignore[union-attr]
             if top.seat == seat or top.stage in ("end", "memory", "last"):  # type: ignore[union-attr]
                 return top.character  # type: ignore[union-attr]
+        # A Freezing Horror fights without a Soldier (``soldier == ""``): Winter's side
+        # of that Battle has no character to name.
         if k == "battle":
-            return top.soldier if top.turn == "winter" else top.fairy  # type: ignore[union-attr]
+            return (top.soldier if top.turn == "winter" else top.fairy) or None  # type: ignore[union-attr]
         if k == "trap":
-            return top.soldier if top.stage == "defend" else top.fairy  # type: ignore[union-attr]
+            return (top.soldier if top.stage == "defend" else top.fairy) or None  # type: ignore[union-attr]
         if k == "pay":
             return top.savior or top.target  # type: ignore[union-attr]
         if k == "interrupt":
@@ -244,7 +246,7 @@ def _actor(state: WinterState, seat: Seat, action: Action) -> str | None:
 def _foe(state: WinterState, seat: Seat, action: Action, actor: str | None) -> str | None:
     top = state.stack[-1] if state.stack else None
     if top is not None and top.kind in ("battle", "trap"):
-        pair = {top.soldier, top.fairy}  # type: ignore[union-attr]
+        pair = {top.soldier, top.fairy} - {""}  # type: ignore[union-attr]
         rest = pair - {actor}
         return next(iter(rest)) if len(rest) == 1 else None
     if top is not None and top.kind == "interrupt":
