@@ -57,8 +57,14 @@ def capitalise(text: str) -> str:
 
 
 def sentences(text: str) -> str:
-    """Capitalise each sentence's first letter (names like "the Tin Man" start one)."""
-    out = re.sub(r"(^|[.!?]\s+|^')([a-z])", lambda m: m.group(1) + m.group(2).upper(), text)
+    """Capitalise each sentence's first letter (names like "the Tin Man" start one); an
+    ellipsis goes on with the same sentence (a card's caption: "to sleep... or the rebels").
+
+    >>> sentences("the Tin Man waited. a melody lulls the guard to sleep... or the rebels.")
+    'The Tin Man waited. A melody lulls the guard to sleep... or the rebels.'
+    """
+    out = re.sub(r"(^|(?<!\.\.)[.!?]\s+|^')([a-z])",
+                 lambda m: m.group(1) + m.group(2).upper(), text)
     return out
 
 

@@ -27,6 +27,9 @@ CANDIDATES = 8
 ATTEMPTS = 40
 MAX_SENTENCES = 3
 MAX_CHARS = 360
+DEEDS_CHARS = 130
+"""Room for the winners' deeds in an ending, so that its longest shape stays within
+:data:`MAX_CHARS`."""
 UNNAMED = 6.0
 """Score added to a card's passage that does not name the card's image."""
 STAKES = {
@@ -362,6 +365,26 @@ def _quests_on_board(state: WinterState) -> str | None:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
+def _won_list(won: list[tuple[str, str | None]]) -> list[str]:
+    """The Quests the winners made Memories of, as few words as the ending has room for:
+    each with what it is remembered as while that fits, else the Quests alone (a table
+    that fills the Memory Track with one side's Memories is the usual case).
+
+    >>> _won_list([("a safe house", "the bare tree")])
+    ['a safe house, remembered as the bare tree']
+    >>> _won_list([("a great artefact", "the telescope"), ("a love that melts the snow",
+    ...     "the starry pond"), ("a safe house", "the bare tree"), ("a new hope", "the siren")])
+    ['a great artefact, a love that melts the snow, a safe house and a new hope']
+    """
+    full = [goal + (f", remembered as {thing}" if thing else "") for goal, thing in won]
+    if len("; ".join(full)) <= DEEDS_CHARS:
+        return full
+    goals = [goal for goal, _thing in won]
+    while len(goals) > 1 and len(", ".join(goals)) > DEEDS_CHARS:
+        goals.pop()
+    return [goals[0] if len(goals) == 1 else ", ".join(goals[:-1]) + " and " + goals[-1]]
+
+
 def _ending(state: WinterState, safety: Safety) -> dict[str, Slot]:
     """The winners and what they did: their Memories, then a deed of one of theirs."""
     from engines.winter_tales.epilogue import winner_of
@@ -370,13 +393,13 @@ def _ending(state: WinterState, safety: Safety) -> dict[str, Slot]:
     winner = winner_of(state, final)
     words = load_words()
     sides = ["spring", "winter"] if winner == "writer" else [winner]
-    deeds: list[str] = []
+    won: list[tuple[str, str | None]] = []
     for m in state.memories:
         if m.faction not in sides or m.counter is None:
             continue
         quest = load_content().quest_counter(m.counter).quest
-        thing = thing_of(m.card)
-        deeds.append(f"{words.quests[quest].goal}" + (f", remembered as {thing}" if thing else ""))
+        won.append((words.quests[quest].goal, thing_of(m.card)))
+    deeds = _won_list(won)
     for fig in sorted(state.figures.values(), key=lambda f: f.id):
         if fig.faction in sides and state.story.deeds.get(fig.id):
             moment = Moment(
@@ -388,15 +411,17 @@ def _ending(state: WinterState, safety: Safety) -> dict[str, Slot]:
             )
             d = _deed(moment, safety)
             if d is not None:
-                deeds.append(f"{_person(fig.id, safety).name} had {d}")
+                deed = f"{_person(fig.id, safety).name} had {d}"
+                if len("; ".join([*deeds, deed])) <= DEEDS_CHARS:
+                    deeds.append(deed)
                 break
     label = {
         "spring": "the Fairy Tales of Spring",
         "winter": "the Soldiers of Winter",
         "writer": "the Writer, who kept Spring and Winter level",
     }[winner]
-    won = "they won " if winner != "writer" else "each side had won something: "
-    listed = won + "; ".join(deeds) if deeds else "they held on when it mattered"
+    lead = "they won " if winner != "writer" else "each side had won something: "
+    listed = lead + "; ".join(deeds) if deeds else "they held on when it mattered"
     line_pool = words.ending_lines[winner]
     return {
         "winners": label,
