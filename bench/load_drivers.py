@@ -45,6 +45,8 @@ from tests.emulator import Channel, Interaction, Message, Person
 from tests.emulator.people import modal_fields
 
 MODAL = 9  # an interaction callback: the bot opened a text form
+DEFERRED_UPDATE, UPDATE_MESSAGE = 6, 7  # callbacks that change the clicked message
+REFRESH = "refresh"  # a DM hand's button: the record becomes the choices of the moment
 CUSTOM_ID = re.compile(r"f[ts]:(?P<table>[A-Za-z0-9_-]+):(?P<version>\d+):(?P<code>.+)")
 OVER = ("finished", "aborted", None)
 REFUSAL_GRACE = 1.0  # seconds a private answer without choices waits for a move to show
@@ -245,11 +247,32 @@ class GameTable:
                 for person in [actor] if actor is not None else self.people:
                     out += [(person, self.turn, o) for o in opts]
         if d.hand:
+            asked = self._asked()
             for person in self.people:
                 hand = self.hands.get(person.id)
                 if hand is not None:
-                    out += [(person, hand, o) for o in current(hand)]
+                    # Between looks a DM hand is a record with a Refresh button: the
+                    # person the channel asks taps it, as the record tells them to.
+                    # A record may be older than the table (its seat's secrets did not
+                    # change since): its Refresh brings it to the moment of now.
+                    # Without a Refresh, a tap on one of the record's older choices
+                    # does the same (with a word that their moment has passed).
+                    now = [o for o in current(hand)
+                           if o.code != REFRESH or asked is None or person.id in asked]
+                    if not now and (asked is None or person.id in asked):
+                        older = [o for o in options_of(hand, d.skip)
+                                 if o.table == self.table_id and o.version < self.version]
+                        refresh = [o for o in older if o.code == REFRESH]
+                        now = refresh or older[:1]
+                    out += [(person, hand, o) for o in now]
         return out
+
+    def _asked(self) -> set[int] | None:
+        """The table's people the turn message asks to act (``None``: it names nobody)."""
+        if self.turn is None:
+            return None
+        ids = {int(m) for m in MENTION.findall(self.turn.content)} & set(self.by_id)
+        return ids or None
 
     async def status(self) -> str | None:
         return await self.probe.status(self.channel.id)
@@ -316,10 +339,11 @@ class GameTable:
             return None
         return await self._sent(inter, version)
 
-    async def _outcome(self, inter: Interaction | None,
-                       version: int) -> tuple[str, Message | None]:
+    async def _outcome(self, inter: Interaction | None, version: int,
+                       clicked: Message | None = None) -> tuple[str, Message | None]:
         """What an interaction came to (see the module's docstring), and the menu if it
-        opened one."""
+        opened one (a private answer, or the clicked hand itself, brought to its
+        choices by a Refresh)."""
         if inter is None:
             return "refused", None
         if inter.failed:
@@ -332,6 +356,11 @@ class GameTable:
         while True:
             if self.version > version:
                 return "move", None
+            if clicked is not None and inter.response_type in (UPDATE_MESSAGE, DEFERRED_UPDATE):
+                shown = next((m for m in self.hands.values() if m.id == clicked.id), clicked)
+                if [o for o in options_of(shown, self.driver.skip | {REFRESH})
+                        if o.version >= version]:
+                    return "menu", shown
             now = time.perf_counter()
             answers = [m for m in inter.replies if m.ephemeral and not m.loading]
             if answers:
@@ -362,7 +391,8 @@ class GameTable:
         kind = "lost"
         for _step in range(MAX_STEPS):
             inter = await self._press(person, msg, opt, version)
-            kind, menu = await self._outcome(inter, version)
+            looked = opt.code == REFRESH or opt.version < version
+            kind, menu = await self._outcome(inter, version, msg if looked else None)
             if inter is not None:
                 self.rec.kinds[inter.id] = kind
             if kind == "form":
@@ -373,7 +403,7 @@ class GameTable:
             if kind != "menu":
                 break
             assert menu is not None
-            opts = options_of(menu, self.driver.skip, self.driver.rare)
+            opts = options_of(menu, self.driver.skip | {REFRESH}, self.driver.rare)
             if not opts:
                 kind = "refused"
                 break
