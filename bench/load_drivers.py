@@ -483,6 +483,20 @@ class GameTable:
                 # truth instead of clicking the same choice again at once.
                 await self._wait_change(1.0)
 
+    async def play_paced(self, stop: asyncio.Event, think: float, rng: random.Random) -> None:
+        """As a person plays: once a choice shows, think an exponential time (mean
+        ``think`` seconds) before the decision, until ``stop``. The private menus a
+        decision leads to are answered at once (the thinking came before the first
+        click)."""
+        while not stop.is_set():
+            if not await self.ready():
+                await sleep_until(time.perf_counter() + 5.0, stop)
+                continue
+            if not await sleep_until(time.perf_counter() + rng.expovariate(1 / think), stop):
+                return
+            if await self.decide() != "move":
+                await self._wait_change(1.0)
+
     async def play_once(self, at: float) -> str:
         """At ``at`` (perf_counter), one decision (a table woken after a quiet spell)."""
         await asyncio.sleep(max(0.0, at - time.perf_counter()))

@@ -27,9 +27,11 @@ class BotProcess:
 
     def __init__(
         self, emu: Emulator, workdir: Path, *, shards: tuple[int, ...] | None = None,
-        database_url: str | None = None, **env: str
+        database_url: str | None = None, root: Path = ROOT, **env: str
     ) -> None:
         self.emu = emu
+        self.root = root
+        """The checkout whose bot runs (another build's worktree, for a benchmark)."""
         self.shards = shards if shards is not None else tuple(range(emu.shard_count))
         self.allow_tracebacks = False
         self.db_path = workdir / "fabletop.db"
@@ -68,7 +70,7 @@ class BotProcess:
         log.flush()
         self.proc = await asyncio.create_subprocess_exec(
             *args,
-            cwd=ROOT,
+            cwd=self.root,
             env=self.env,
             stdout=log,
             stderr=asyncio.subprocess.STDOUT,

@@ -248,6 +248,11 @@ class RateLimits:
     kinds: Counter[str] = field(default_factory=Counter)
     dm_requests: Counter[str] = field(default_factory=Counter)
     """The part of :attr:`requests` made to DM channels (hands, nudges)."""
+    bot_channels: Counter[int] = field(default_factory=Counter)
+    """Bot-token requests (not exempt from the global limit) by the channel in their
+    path: what each table (its channel, its people's DMs) spends of the global limit."""
+    bot_channel_routes: Counter[tuple[int, str]] = field(default_factory=Counter)
+    """The same by channel and route (``"PATCH /channels/{channel_id}/messages/..."``)."""
     limited: Counter[str] = field(default_factory=Counter)
     limited_routes: Counter[str] = field(default_factory=Counter)
     injected: Counter[str] = field(default_factory=Counter)
@@ -355,12 +360,15 @@ class RateLimits:
         """Count the request on its global window and its bucket, or refuse it (429)."""
         assert self.policy is not None
         self.requests[f"{method} {template}"] += 1
+        exempt = is_interaction_endpoint(template)
         if "{channel_id}" in template:
             found = _CHANNEL_IN_PATH.search(path)
             channel = self.emu.channels.get(int(found.group(1))) if found else None
             if channel is not None and channel.is_dm:
                 self.dm_requests[f"{method} {template}"] += 1
-        exempt = is_interaction_endpoint(template)
+            if channel is not None and not exempt:
+                self.bot_channels[channel.id] += 1
+                self.bot_channel_routes[(channel.id, f"{method} {template}")] += 1
         self.kinds["interaction" if exempt else "bot"] += 1
         gbucket = None
         if not exempt:
