@@ -61,7 +61,8 @@ async def e2e(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[E
     provoke refusals take them with ``emu.take_errors()``) and met no global 429 nor a
     ban (route 429s are reported). ``@pytest.mark.bot_env(...)`` sets extra environment
     variables for the bot process, ``@pytest.mark.rate_limits(policy)`` the emulator's
-    rate limits."""
+    rate limits (default: Discord's buckets with 5x shorter windows,
+    ``MACHINE_SPEED_LIMITS``, since the simulated people answer in milliseconds)."""
     marker = request.node.get_closest_marker("bot_env")
     env = {k: str(v) for k, v in (marker.kwargs if marker else {}).items()}
     limits = request.node.get_closest_marker("rate_limits")
