@@ -360,8 +360,11 @@ def _quests_on_board(state: WinterState) -> str | None:
             else ""
         )
         parts.append(f"{goal} {where}".strip())
-    if not parts:
-        return None
+    return _and_list(parts) if parts else None
+
+
+def _and_list(parts: list[str]) -> str:
+    """``["a", "b", "c"]`` as "a, b and c"."""
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
@@ -382,7 +385,7 @@ def _won_list(won: list[tuple[str, str | None]]) -> list[str]:
     goals = [goal for goal, _thing in won]
     while len(goals) > 1 and len(", ".join(goals)) > DEEDS_CHARS:
         goals.pop()
-    return [goals[0] if len(goals) == 1 else ", ".join(goals[:-1]) + " and " + goals[-1]]
+    return [_and_list(goals)]
 
 
 def _ending(state: WinterState, safety: Safety) -> dict[str, Slot]:
