@@ -179,7 +179,7 @@ async def window(emu: PacedEmulator, tables: list[GameTable], pid: int, probe: A
         per_game[game] = {"tables": len(mine), "moves": n, "bot_requests": spent,
                           "bot_per_move": spent / n if n else float("nan"),
                           "routes": dict(routes.most_common()),
-                          "next_choices": f["next_choices"]}
+                          "next_choices": f["next_choices"], "surfaces": f["surfaces"]}
     out["per_game"] = per_game
     return out
 
@@ -204,7 +204,7 @@ async def one_run(build: str, root: Path, size: int, opts: argparse.Namespace) -
         assert bot.proc is not None
         await quiet(bot.proc.pid)
         tables = [GameTable(emu, store.probe, ch, ps, DRIVERS[g],
-                            random.Random(opts.seed * 1_000_003 + i))
+                            random.Random(opts.seed * 1_000_003 + i), dm_share=opts.dm_share)
                   for i, (ch, ps, g) in enumerate(zip(channels, people, games, strict=True))]
 
         say(f"{build} {size}: opening the tables")
@@ -284,7 +284,8 @@ def child(build: str, root: Path, size: int, opts: argparse.Namespace) -> dict[s
     args = [sys.executable, "-m", "bench.human_paced", "--one", f"{build}:{root}:{size}",
             "--think", str(opts.think), "--window", str(opts.window),
             "--closed-window", str(opts.closed_window), "--seed", str(opts.seed),
-            "--setup-concurrency", str(opts.setup_concurrency), "--workdir", opts.workdir]
+            "--setup-concurrency", str(opts.setup_concurrency), "--workdir", opts.workdir,
+            "--dm-share", str(opts.dm_share)]
     if opts.render_workers is not None:
         args += ["--render-workers", opts.render_workers]
     done = subprocess.run(args, cwd=ROOT, stdout=subprocess.PIPE, text=True, check=False)
@@ -323,8 +324,9 @@ def report(r: dict[str, Any], think: float) -> None:
         print("  per game: bot-token requests per move, click -> next choices p95")
         for game, g in m["per_game"].items():
             spent = ", ".join(f"{k} {v}" for k, v in g["routes"].items())
+            where = ", ".join(f"{k} {v}" for k, v in sorted(g["surfaces"].items()))
             print(f"    {game:<15} {g['bot_per_move']:.3f} ({g['bot_requests']}/{g['moves']})"
-                  f"  p95 {f_ms(g['next_choices']['p95'])} ms  [{spent}]")
+                  f"  p95 {f_ms(g['next_choices']['p95'])} ms  [{spent}]  decisions: {where}")
     h = r["herd"]
     if "error" in h:
         print(f"  herd: not run, the restarted bot could not log in ({h['error']}; "
@@ -391,6 +393,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ref", default=REFERENCE)
     parser.add_argument("--builds", default="new,ref")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--dm-share", type=float, default=0.25,
+                        help="share of decisions played from the DM hand where the channel "
+                             "offers the same moment (the rest: turn message and panel)")
     parser.add_argument("--render-workers", default=None)
     parser.add_argument("--setup-concurrency", type=int, default=16)
     parser.add_argument("--workdir", default=os.environ.get("BENCH_WORKDIR",

@@ -71,6 +71,9 @@ class Driver:
     """Codes clicked 20 times less often than the others."""
     options: str | None = None
     """``/table new`` options (None: the game's defaults)."""
+    panel: bool = False
+    """The turn message's Take your turn button (code ``turn``) opens the person's own
+    panel in the channel, where they play the choices of their hand."""
 
 
 DRIVERS: dict[str, Driver] = {d.game: d for d in (
@@ -78,14 +81,14 @@ DRIVERS: dict[str, Driver] = {d.game: d for d in (
     Driver("fairy-tale-inn", 2),
     # Everything the peasant may do is on the public message, for the one who leads it.
     Driver("pocket", 2),
-    # The turn message holds the step's choices, the DM hand the private ones; the
-    # public "your hand" button only repeats the hand.
-    Driver("crossroads-inn", 2, hand=True, skip=frozenset({"turn"}), rare=frozenset({"u"})),
+    # The turn message holds the step's choices, and its Take your turn opens the
+    # panel of the private ones (the Recipes, the draft); the DM hand holds them too.
+    Driver("crossroads-inn", 2, hand=True, panel=True, rare=frozenset({"u"})),
     # A tile (then a direction, privately), or a green tile, a step, stop sliding.
     Driver("treasure", 2),
-    # The choices are on the DM hands (several seats may decide at once); "tell" adds
-    # words to the story out of turn, "turn" shows a copy of the hand.
-    Driver("winter-tales", 3, public=False, hand=True, skip=frozenset({"turn", "tell"})),
+    # The choices are on each person's panel (Take your turn) and DM hand (several
+    # seats may decide at once); "tell" adds words to the story out of turn.
+    Driver("winter-tales", 3, hand=True, panel=True, skip=frozenset({"tell"})),
 )}
 GAMES: tuple[str, ...] = tuple(DRIVERS)
 """Every game, in the order tables are dealt out (round-robin)."""
@@ -153,6 +156,7 @@ class Played:
     next_choices: list[tuple[float, float]] = field(default_factory=list)  # (at, latency)
     kinds: dict[int, str] = field(default_factory=dict)  # interaction id -> its outcome
     decisions: list[tuple[float, str]] = field(default_factory=list)  # (started, outcome)
+    surfaces: list[tuple[float, str]] = field(default_factory=list)  # (started, dm|channel)
     stuck: int = 0
     lobbies: int = 0
 
@@ -163,8 +167,12 @@ class GameTable:
     of the channel and of the people's DM channels, created or edited)."""
 
     def __init__(self, emu: LoadEmulator, probe: Probe, channel: Channel,
-                 people: list[Person], driver: Driver, rng: random.Random) -> None:
+                 people: list[Person], driver: Driver, rng: random.Random,
+                 dm_share: float = 0.0) -> None:
         self.emu, self.probe, self.channel = emu, probe, channel
+        self.dm_share = dm_share
+        """The share of decisions a person plays from their DM hand when the channel
+        offers them the same moment (the turn message, their panel)."""
         self.people = people
         self.by_id = {p.id: p for p in people}
         self.driver = driver
@@ -387,7 +395,15 @@ class GameTable:
         if not choices:
             return "refused"
         version = self.version
+        # The ping brings a person to the channel, where the turn message and their
+        # panel are; some open their DM hand instead (dm_share).
+        dm = [c for c in choices if c[1].channel_id != self.channel.id]
+        here = [c for c in choices if c[1].channel_id == self.channel.id]
+        if dm and here:
+            choices = dm if self.rng.random() < self.dm_share else here
         person, msg, opt = self._pick(choices, lambda c: c[2].weight)
+        self.rec.surfaces.append((started, "dm" if msg.channel_id != self.channel.id
+                                  else "channel"))
         kind = "lost"
         for _step in range(MAX_STEPS):
             inter = await self._press(person, msg, opt, version)

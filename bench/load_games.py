@@ -106,6 +106,7 @@ import re
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -175,6 +176,7 @@ def merged(tables: Sequence[GameTable]) -> Played:
         out.next_choices += t.rec.next_choices
         out.kinds.update(t.rec.kinds)
         out.decisions += t.rec.decisions
+        out.surfaces += t.rec.surfaces
         out.stuck += t.rec.stuck
         out.lobbies += t.rec.lobbies
     return out
@@ -189,6 +191,7 @@ def played_figures(rec: Played, t0: float, t1: float) -> dict[str, Any]:
         "clicks": first_responses(clicks),
         "slash": first_responses(slash),
         "next_choices": figures([lat for at, lat in rec.next_choices if t0 <= at < t1]),
+        "surfaces": dict(Counter(where for at, where in rec.surfaces if t0 <= at < t1)),
         "outcomes": {k: sum(1 for i in clicks if rec.kinds.get(i.id, "?") == k)
                      for k in OUTCOMES},
         "interactions": len(clicks) + len(slash),

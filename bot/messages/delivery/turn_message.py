@@ -114,10 +114,16 @@ class TurnMessages:
     def carrier(self, outbox: Outbox, via: discord.Interaction | None
                 ) -> discord.Interaction | None:
         """The click whose token may post this update's new turn message, or ``None``
-        (the bot token). A follow-up shows whose click it follows, so only the mover's
-        own click tells a person's move, anyone's click at the table an AI's move, the
-        click on Start the start; news without an actor (a ruling, the anonymous X-card,
-        a reminder) never rides a token."""
+        (the bot token). A follow-up shows whose click it follows, so the mover's own
+        click tells a person's move, anyone's click at the table an AI's move, the click
+        on Start the start; news without an actor (a ruling, the anonymous X-card, a
+        reminder) never rides a token.
+
+        A move made in the mover's DM (their hand, brought live by Refresh) has a token
+        that posts only in that DM: without a fresh click of their own in the channel,
+        the table's freshest click carries the news, as for an AI's move. Otherwise
+        every move played from a hand would cost the application's shared bot-token
+        budget a new message and an edit."""
         update = outbox.public
         assert update is not None
         tokens = self.courier.tokens
@@ -133,7 +139,11 @@ class TurnMessages:
         seat = next((s for s in outbox.table.seats if s.index == update.actor), None)
         if seat is None:
             return None
-        return tokens.for_channel(channel, seat.user_id)  # an AI seat: anyone's click
+        own = tokens.for_channel(channel, seat.user_id)  # an AI seat: anyone's click
+        if own is None and seat.user_id is not None and via is not None \
+                and via.channel_id != channel:
+            return tokens.for_channel(channel, None)
+        return own
 
     async def _send(self, channel_id: int, *, content: str, pings: tuple[int, ...],
                     png: bytes | None, view: discord.ui.View | None, nonce: str | None,
