@@ -226,6 +226,34 @@ class _Refused(Exception):
     """A transfer that cannot go on; the message is the one line to print."""
 
 
+# -- the Activity beside the bot ------------------------------------------------------
+
+
+class _WebRefused(Exception):
+    """The Activity's web server could not start; the message is the one line to print."""
+
+
+def _web_companion(settings: Any) -> Callable[..., Any]:
+    """What starts the Activity's web server beside the Discord front-end, on the bot's
+    own table service and in its event loop (the bot calls it once the service is open).
+    The two front-ends meet only here: bot.web imports nothing of bot.messages, and the
+    bot checks who may see a channel for the web server (``can_view_channel``)."""
+
+    async def start(service: Any, bot: Any) -> Callable[[], Any]:
+        from bot.web.server import WebServer
+
+        server = WebServer.from_settings(settings, service, access=bot.can_view_channel)
+        try:
+            await server.start()
+        except OSError as exc:
+            raise _WebRefused(f"fabletop: the Activity's web server cannot listen on "
+                              f"{settings.web_host}:{settings.web_port} ({exc.strerror or exc})."
+                              " Pick another WEB_PORT, or stop what uses that one.") from exc
+        return server.stop
+
+    return start
+
+
 async def _open(target: str, role: str) -> Store:
     """The open store at ``target``, or :class:`_Refused` saying why not in one line."""
     from bot.core.store.factory import is_postgres, store_for
@@ -329,10 +357,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _forward("bot.console.table", [])
         from bot.messages.client import run_bot
 
+        # WEB_PORT set: the Activity's web server runs in this process too; else not.
+        extra = {"alongside": (_web_companion(settings),)} if settings.activity else {}
         try:
-            return asyncio.run(run_bot(settings, sync=args.sync))
+            return asyncio.run(run_bot(settings, sync=args.sync, **extra))
         except KeyboardInterrupt:  # Ctrl-C: the database is consistent after every move
             return 0
+        except _WebRefused as exc:
+            print(exc, file=sys.stderr)
+            return 2
 
     if args.command == "sync":
         if settings.offline:

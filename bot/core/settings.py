@@ -12,8 +12,11 @@ environment variable names (case-insensitive).
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 import os
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -151,6 +154,38 @@ class Settings(BaseSettings):
     log_level: str = Field(default="INFO", alias="LOG_LEVEL")
     """DEBUG, INFO, WARNING, ERROR or CRITICAL."""
 
+    # -- the Activity (the web front-end, bot/web) ------------------------------------
+
+    web_port: int | None = Field(default=None, alias="WEB_PORT", ge=1, le=65535)
+    """The port the Activity's web server listens on; unset: no web server (and no
+    "Open the board" button nor Entry Point command)."""
+
+    web_host: str = Field(default="127.0.0.1", alias="WEB_HOST")
+    """The address it binds: loopback by default, for the HTTPS reverse proxy or tunnel
+    in front of it (Discord only loads an Activity over HTTPS)."""
+
+    discord_client_id: str | None = Field(default=None, alias="DISCORD_CLIENT_ID")
+    """The application's OAuth2 client id (the developer portal's OAuth2 page; the
+    application id)."""
+
+    discord_client_secret: SecretStr | None = Field(default=None, alias="DISCORD_CLIENT_SECRET")
+    """The OAuth2 client secret: used only by the server to exchange the Activity's
+    authorization code, never logged, never sent to a browser."""
+
+    web_origins: Annotated[list[str], NoDecode] = Field(default_factory=list,
+                                                        alias="WEB_ORIGINS")
+    """The Origin values allowed to call the API and open the socket (comma
+    separated); empty: ``https://<client id>.discordsays.com``, the Activity's frame."""
+
+    web_frame_ancestors: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, alias="WEB_FRAME_ANCESTORS")
+    """Pages allowed to frame the Activity besides Discord's own (comma separated; the
+    browser tests' page). Discord's are always allowed."""
+
+    web_session_secret: SecretStr | None = Field(default=None, alias="WEB_SESSION_SECRET")
+    """The HMAC key of the web sessions (at least 32 characters); empty: derived from the
+    client secret. Every process of a cluster must use the same one."""
+
     @field_validator("discord_token", mode="before")
     @classmethod
     def _blank_token(cls, value: Any) -> Any:
@@ -164,6 +199,43 @@ class Settings(BaseSettings):
     def _blank_is_none(cls, value: Any) -> Any:
         if isinstance(value, str) and not value.strip():
             return None
+        return value
+
+    @field_validator("web_port", "discord_client_id", "discord_client_secret",
+                     "web_session_secret", mode="before")
+    @classmethod
+    def _blank_web(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value.strip() if isinstance(value, str) else value
+
+    @field_validator("web_origins", "web_frame_ancestors", mode="before")
+    @classmethod
+    def _split_origins(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return [p.strip().rstrip("/") for p in value.replace(" ", ",").split(",")
+                    if p.strip()]
+        return value
+
+    @field_validator("web_origins", "web_frame_ancestors")
+    @classmethod
+    def _origins_are_origins(cls, value: list[str]) -> list[str]:
+        for origin in value:
+            # An origin is a scheme and a host (and a port): nothing after it, or the
+            # browser's Origin header (which never has a path) could never match.
+            if not re.fullmatch(r"https?://[A-Za-z0-9*.-]+(:\d{1,5})?", origin):
+                raise ValueError(f"{origin[:80]!r} is not an origin like "
+                                 "https://example.com (no path, no trailing slash)")
+        return value
+
+    @field_validator("discord_client_id")
+    @classmethod
+    def _client_id(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"\d{15,21}", value):
+            raise ValueError("DISCORD_CLIENT_ID is the application's numeric id "
+                             "(the developer portal, OAuth2 -> Client ID)")
         return value
 
     @field_validator("shard_count", "render_workers", mode="before")
@@ -210,6 +282,48 @@ class Settings(BaseSettings):
             if bad:
                 raise ValueError(f"SHARD_IDS {bad} are outside 0..{self.shard_count - 1}")
         return self
+
+    @model_validator(mode="after")
+    def _activity(self) -> Settings:
+        if self.web_port is None:
+            return self
+        missing = [name for name, value in (("DISCORD_CLIENT_ID", self.discord_client_id),
+                                            ("DISCORD_CLIENT_SECRET",
+                                             self.discord_client_secret)) if value is None]
+        if missing:
+            raise ValueError(f"WEB_PORT serves the Activity, which needs {' and '.join(missing)}"
+                             " (the developer portal, OAuth2); or leave WEB_PORT empty")
+        secret = self.web_session_secret
+        if secret is not None and len(secret.get_secret_value()) < 32:
+            raise ValueError("WEB_SESSION_SECRET must be at least 32 characters (or leave it "
+                             "empty to derive it from DISCORD_CLIENT_SECRET)")
+        return self
+
+    @property
+    def activity(self) -> bool:
+        """Whether the Activity is served: the web server runs, the turn message has an
+        "Open the board" button and the Entry Point command is declared."""
+        return self.web_port is not None
+
+    @property
+    def allowed_origins(self) -> list[str]:
+        """WEB_ORIGINS, else the Activity's own frame origin."""
+        if self.web_origins:
+            return list(self.web_origins)
+        if self.discord_client_id is None:
+            return []
+        return [f"https://{self.discord_client_id}.discordsays.com"]
+
+    def session_key(self) -> bytes:
+        """The HMAC key of the web sessions: WEB_SESSION_SECRET, else one derived from the
+        client secret (an HMAC of a fixed label, so the secret itself never signs
+        anything and the same secret gives every process the same key)."""
+        if self.web_session_secret is not None:
+            return self.web_session_secret.get_secret_value().encode()
+        if self.discord_client_secret is None:
+            raise RuntimeError("no DISCORD_CLIENT_SECRET to derive the session key from")
+        return hmac.new(self.discord_client_secret.get_secret_value().encode(),
+                        b"fabletop web sessions v1", hashlib.sha256).digest()
 
     @property
     def offline(self) -> bool:

@@ -41,6 +41,7 @@ from bot.messages.delivery import CANNOT_POST
 from bot.messages.delivery.hands import REFRESH
 from bot.messages.lobby_clicks import LOBBY_PREFIX, LobbyClicks
 from bot.messages.replies import UNSAVED, apology, expired, log_fault, private, unsaved
+from bot.messages.ui import activity
 from bot.messages.ui.forms import TextForm
 from bot.messages.ui.items import OTHER_CHANNEL, build_view, from_elsewhere
 from bot.messages.ui.texts import quote
@@ -65,6 +66,10 @@ STALE_DM = ("These buttons were from an older moment of the game: your hand mess
 STALE_PRIVATE = ("These buttons were from an older moment of the game: your hand message "
                  "(its Refresh button) or `/hand` shows the choices of now.")
 TRY_AGAIN = "Something went wrong on my side; nothing was changed. Please try again."
+NO_BOARD = ("The board is not open on this bot right now; play with the buttons of the turn "
+            "message.")
+BOARD_FAILED = ("Discord would not open the board here (Activities may be off for this app "
+                "or this channel); play with the buttons of the turn message.")
 
 
 class _Show:
@@ -144,6 +149,9 @@ class TurnController:
     async def _handle(
         self, interaction: discord.Interaction, table_id: str, version: int, code: str
     ) -> None:
+        if code == activity.OPEN_BOARD:
+            await self._open_board(interaction, table_id)
+            return
         if code.startswith(LOBBY_PREFIX):
             await self.lobby.handle(interaction, table_id, code)
             return
@@ -190,6 +198,26 @@ class TurnController:
             await self._show(interaction, table_id, version, result)
             return
         await self._announce(interaction, result, done[0])
+
+    async def _open_board(self, interaction: discord.Interaction, table_id: str) -> None:
+        """"Open the board": the Activity opens in the clicked message's channel, where
+        it finds the channel's table itself. Answered at once, before anything is read
+        (LAUNCH_ACTIVITY can only be the first answer); whatever version the button
+        carries, the board shows the table as it is now."""
+        if not activity.enabled():
+            await private(interaction, NO_BOARD)
+            return
+        try:
+            await interaction.response.launch_activity()
+        except discord.HTTPException as exc:
+            if expired(exc):
+                raise
+            log.warning("launching the Activity for table %s failed: %s %s", table_id,
+                        exc.status, exc.code)
+            await private(interaction, BOARD_FAILED)
+            return
+        log.info("the Activity was launched for table %s by user %s", table_id,
+                 interaction.user.id)
 
     async def _show(self, interaction: discord.Interaction, table_id: str, version: int,
                     shown: _Show) -> None:

@@ -24,7 +24,7 @@ import secrets
 import signal
 import socket
 import sys
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -44,6 +44,7 @@ from bot.messages.clicks import TurnController
 from bot.messages.delivery import Delivery, Renderer
 from bot.messages.render_pool import RenderPool
 from bot.messages.replies import UNSAVED, apology, expired, private, unsaved
+from bot.messages.ui import activity
 from bot.messages.ui.forms import FORM_TEMPLATE, form_text
 from bot.messages.ui.ids import BUTTON_TEMPLATE, SELECT_TEMPLATE
 from bot.messages.ui.items import GameButton, GameSelect
@@ -51,6 +52,7 @@ from engines.catalog import specs
 
 __all__ = [
     "CORE_COGS",
+    "Companion",
     "FabletopBot",
     "FabletopTree",
     "ShardedFabletopBot",
@@ -72,6 +74,15 @@ a process killed while delivering holds its claims this long, and a second deliv
 harmless, its messages carry nonces)."""
 UNKNOWN_COMPONENT = "I do not understand this button or menu; nothing was changed."
 UNKNOWN_FORM = "I do not know this form; nothing was changed."
+
+CANNOT_REMOVE_ENTRY_POINT = 50240
+"""Discord's refusal of a bulk overwrite of the global commands that leaves out the
+app's Entry Point command."""
+
+Companion = Callable[[TableService, "FabletopBot"], Awaitable[Callable[[], Awaitable[None]]]]
+"""Another front-end started beside the bot on its table service, in its event loop (the
+Activity's web server, wired by ``bot.cli``): called once the service is open and the
+bot's delivery listens; returns what stops it (called when the bot closes)."""
 
 _BUTTON = re.compile(BUTTON_TEMPLATE)
 _SELECT = re.compile(SELECT_TEMPLATE)
@@ -233,6 +244,7 @@ class FabletopBot(commands.Bot):
         sync_on_start: bool = False,
         start_reminders: bool = True,
         commands_only: bool = False,
+        alongside: Sequence[Companion] = (),
     ) -> None:
         super().__init__(
             # No prefix commands: everything is a slash command or a button. A mention
@@ -254,6 +266,10 @@ class FabletopBot(commands.Bot):
         self._sync_on_start = sync_on_start
         self._start_reminders = start_reminders
         self._commands_only = commands_only
+        self._alongside = tuple(alongside)
+        self._stops: list[Callable[[], Awaitable[None]]] = []
+        # The turn message's "Open the board" button, when this bot serves the Activity.
+        activity.configure(settings.activity)
         self.delivery: Delivery | None = None
         self._pool: RenderPool | None = None
         self.turns: TurnController | None = None
@@ -318,6 +334,8 @@ class FabletopBot(commands.Bot):
         self.add_dynamic_items(GameButton, GameSelect)
         await self.load_cogs()
         self._unsubscribe = self.service.subscribe(self.on_table_news)
+        for start in self._alongside:
+            self._stops.append(await start(self.service, self))
         if self._start_reminders:
             if self.settings.reminder_minutes > 0:
                 self._tasks.append(asyncio.create_task(
@@ -407,6 +425,13 @@ class FabletopBot(commands.Bot):
                 log.exception("cog %s did not load; its commands are unavailable", cog)
 
     async def close(self) -> None:
+        # The other front-ends first: nothing of theirs may call a closed service.
+        while self._stops:
+            stop = self._stops.pop()
+            try:
+                await stop()
+            except Exception:
+                log.exception("stopping a front-end beside the bot failed")
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
@@ -477,9 +502,70 @@ class FabletopBot(commands.Bot):
             synced = await self.tree.sync(guild=guild)
             log.info("synced %d commands to guild %s", len(synced), guild_id)
         else:
-            synced = await self.tree.sync()
+            synced = await self._sync_global()
             log.info("synced %d global commands", len(synced))
         return synced
+
+    async def _sync_global(self) -> list[app_commands.AppCommand]:
+        """The global commands, with the Activity's Entry Point command when this bot
+        serves the Activity (discord.py's tree does not model its type: it goes in the
+        same bulk overwrite). Discord refuses an overwrite that leaves out an Entry
+        Point it has (50240): then the one it has is kept, and said so."""
+        entry = activity.entry_point_command() if self.settings.activity else None
+        if entry is None:
+            try:
+                return await self.tree.sync()
+            except discord.HTTPException as exc:
+                if exc.code != CANNOT_REMOVE_ENTRY_POINT:
+                    raise
+            assert self.application_id is not None
+            existing = await self.http.get_global_commands(self.application_id)
+            entry = next(({k: v for k, v in c.items() if k in _ENTRY_POINT_FIELDS}
+                          for c in existing if c.get("type") == 4), None)
+            log.warning("Discord keeps this app's Entry Point command (Activities are on "
+                        "in the developer portal) although WEB_PORT is not set: it stays")
+            if entry is None:
+                raise
+        if self.application_id is None:
+            raise app_commands.MissingApplicationID
+        tree = self.tree
+        commands_ = tree._get_all_commands(guild=None)
+        translator = tree.translator
+        if translator:
+            payload = [await c.get_translated_payload(tree, translator) for c in commands_]
+        else:
+            payload = [c.to_dict(tree) for c in commands_]
+        try:
+            data = await self.http.bulk_upsert_global_commands(
+                self.application_id, payload=[*payload, entry])
+        except discord.HTTPException as exc:
+            if exc.status == 400 and exc.code == 50035:
+                raise app_commands.CommandSyncFailure(exc, commands_) from None
+            raise
+        return [app_commands.AppCommand(data=d, state=self._connection)
+                for d in data if d.get("type") != 4]
+
+    async def can_view_channel(self, user_id: int, channel_id: int,
+                               guild_id: int | None) -> bool:
+        """Whether ``user_id`` may see ``channel_id`` (a server's channel or thread):
+        the Activity shows a channel's table only to those who can read the channel.
+        One member read over REST per check (no members intent), at a board's sign-in."""
+        try:
+            channel = self.get_channel(channel_id) or await self.fetch_channel(channel_id)
+        except (discord.NotFound, discord.Forbidden):
+            return False
+        guild = getattr(channel, "guild", None)
+        if guild is None or (guild_id is not None and guild.id != guild_id):
+            return False
+        try:
+            member = guild.get_member(user_id) or await guild.fetch_member(user_id)
+        except (discord.NotFound, discord.Forbidden):
+            return False
+        return bool(channel.permissions_for(member).view_channel)  # type: ignore[union-attr]
+
+
+_ENTRY_POINT_FIELDS = ("id", "name", "type", "handler", "description", "integration_types",
+                       "contexts", "name_localizations", "description_localizations")
 
 
 def _on_message(interaction: discord.Interaction, custom_id: str) -> bool:
@@ -515,8 +601,10 @@ def create_bot(settings: Settings, **kwargs: Any) -> FabletopBot:
     return FabletopBot(settings, **kwargs)
 
 
-async def run_bot(settings: Settings, *, sync: bool = False) -> int:
-    """Run the bot until interrupted; returns an exit code."""
+async def run_bot(settings: Settings, *, sync: bool = False,
+                  alongside: Sequence[Companion] = ()) -> int:
+    """Run the bot until interrupted; returns an exit code. ``alongside``: front-ends
+    started on the bot's table service once it is open (the Activity's web server)."""
     apply_discord_endpoints(settings)
     collector = Collector()  # full collections on the clock: bot/core/collector.py
     collector.install()
@@ -527,7 +615,7 @@ async def run_bot(settings: Settings, *, sync: bool = False) -> int:
     discord.VoiceClient.warn_nacl = False
     if hasattr(discord.VoiceClient, "warn_dave"):
         discord.VoiceClient.warn_dave = False
-    bot = create_bot(settings, sync_on_start=sync)
+    bot = create_bot(settings, sync_on_start=sync, alongside=alongside)
     loop = asyncio.get_running_loop()
     # SIGTERM (systemd, docker stop) closes the bot cleanly: the gateway, the AI tasks
     # and the database. Every move is already committed when it is accepted.

@@ -259,3 +259,42 @@ def assert_no_hidden_information(emu: Emulator, db: Path, channel_id: int) -> Le
     check = LeakCheck(emu, db, channel_id)
     check.run()
     return check
+
+
+def assert_web_views_hidden(db: Path, channel_id: int,
+                            received: dict[int, list[dict[str, Any]]]) -> int:
+    """The same check for everything the web front-end sent, per viewer and per version:
+    ``received`` is each user's ``state`` messages (and any others, skipped) as their
+    sockets got them. Every state of this table must carry exactly the view of the
+    viewer's own seat at its version (the public view for a spectator), a view that
+    does not move when the others' secrets are resampled; and what a spectator receives
+    besides (menus, news lines) holds no secret fragment of that version. Returns how
+    many states were checked."""
+    import json
+
+    from engines.core import Rng
+
+    rep = replay(db, channel_id)
+    game, checked = rep.game, 0
+    for user_id, messages in received.items():
+        seat = rep.seat_of(user_id)
+        for message in messages:
+            if message.get("type") != "state" or message["table"]["id"] != rep.row.id:
+                continue
+            version = message["version"]
+            assert message["seat"] == seat, f"user {user_id} was shown seat {message['seat']}"
+            if message["view"] is not None:
+                state = rep.states[version]
+                view = game.view(state, seat)
+                assert message["view"] == view.model_dump(mode="json"), (
+                    f"user {user_id} got a view that is not seat {seat}'s at v{version}")
+                for salt in (1, 2):
+                    other = game.view(game.determinize(state, seat, Rng.from_seed(salt)), seat)
+                    assert other == view, f"seat {seat}'s view of v{version} leaks secrets"
+            if seat is None:
+                rest = json.dumps({k: v for k, v in message.items() if k != "view"})
+                for pattern in fragment_patterns(game, rep.states[version]):
+                    hit = pattern.search(rest)
+                    assert hit is None, f"a spectator's board reveals {hit.group(0)!r}"
+            checked += 1
+    return checked

@@ -563,6 +563,8 @@ class Interaction:
     followups: list[Message] = field(default_factory=list)
     modal: dict[str, Any] | None = None
     choices: list[dict[str, Any]] | None = None
+    launched: str | None = None
+    """The Activity instance a LAUNCH_ACTIVITY answer opened (``None``: none)."""
     responded: asyncio.Event = field(default_factory=asyncio.Event)
     timed_out: bool = False  # no callback in the window: the user saw "interaction failed"
     # What the person saw when clicking, to tell a deferred update's effect from what was

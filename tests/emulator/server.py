@@ -40,6 +40,7 @@ from tests.emulator.models import (
     Snowflakes,
     User,
 )
+from tests.emulator.oauth import OAuth
 from tests.emulator.ratelimits import DISCORD_LIMITS, RateLimitPolicy, RateLimits
 
 log = logging.getLogger("emulator")
@@ -50,19 +51,31 @@ TOKEN_LIFETIME = 15 * 60.0  # interaction tokens (followups, edits) expire after
 # Callback types (https://discord.com/developers/docs/interactions/receiving-and-responding).
 CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE = 4, 5, 6, 7
 AUTOCOMPLETE_RESULT, MODAL = 8, 9
+LAUNCH_ACTIVITY = 12
+"""Open the app's Activity in the interaction's channel (an app with Activities enabled:
+the emulator's has them), for a command or a component (Receiving and Responding)."""
 ALLOWED_CALLBACKS = {
-    APPLICATION_COMMAND: {CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, MODAL},
+    APPLICATION_COMMAND: {CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, MODAL, LAUNCH_ACTIVITY},
     MESSAGE_COMPONENT: {
         CHANNEL_MESSAGE,
         DEFERRED_CHANNEL_MESSAGE,
         DEFERRED_UPDATE,
         UPDATE_MESSAGE,
         MODAL,
+        LAUNCH_ACTIVITY,
     },
     AUTOCOMPLETE: {AUTOCOMPLETE_RESULT},
     MODAL_SUBMIT: {CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE},
 }
 
+
+PRIMARY_ENTRY_POINT = 4
+"""The command type of an Activity's Entry Point (one per app, global only)."""
+ENTRY_POINT_HANDLERS = (1, 2)  # APP_HANDLER, DISCORD_LAUNCH_ACTIVITY
+CANNOT_REMOVE_ENTRY_POINT = 50240
+"""Bulk-overwriting the global commands without the existing Entry Point command."""
+BEARER_ROUTES = frozenset({"/users/@me"})
+"""Routes an OAuth2 access token may call (scope identify), as well as the bot token."""
 
 NONCE_WINDOW = 300.0
 """Seconds within which Discord answers a repeated nonce with the earlier message."""
@@ -163,6 +176,7 @@ class Req:
     query: dict[str, str]
     json: Any
     files: list[tuple[str, bytes, str]]  # (filename, data, field name)
+    bearer: User | None = None  # the person of an OAuth2 access token (BEARER_ROUTES)
 
     def pid(self, name: str) -> int:
         try:
@@ -207,6 +221,10 @@ class Emulator:
         self.guild_commands: dict[int, dict[int, dict[str, Any]]] = {}
         self.open_modals: dict[int, Interaction] = {}  # user id -> interaction that opened one
         self.faults = Faults()
+        self.oauth = OAuth(self)
+        """Discord's OAuth2 for the Activity: the token endpoint and bearer tokens
+        (:mod:`tests.emulator.oauth`); ``emu.authorization_code(person)`` stands in for
+        the Activity's ``authorize``."""
         self.ratelimits = RateLimits(self, rate_limits)
         """Discord's rate limits (on unless ``rate_limits=None``): see
         :mod:`tests.emulator.ratelimits`."""
@@ -241,6 +259,9 @@ class Emulator:
         app.router.add_route("GET", "/", self.gateway.handle)
         app.router.add_route("GET", "/gateway-ws", self.gateway.handle)
         app.router.add_route("GET", "/attachments/{cid}/{aid}/{name}", self._attachment)
+        # Before the REST catch-all: a form, not JSON, and not in the OpenAPI description.
+        app.router.add_route("POST", "/api/v{version:\\d+}/oauth2/token", self.oauth.token)
+        app.router.add_route("POST", "/api/oauth2/token", self.oauth.token)
         app.router.add_route("*", "/api/v{version:\\d+}/{tail:.*}", self._rest)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()
@@ -380,6 +401,16 @@ class Emulator:
     def ready(self) -> bool:
         """Every shard has a live, identified gateway session."""
         return self.gateway.ready_shards == set(range(self.shard_count))
+
+    def authorization_code(self, person: Any) -> str:
+        """A code Discord's ``authorize`` (scope identify) would give the Activity of
+        ``person`` (a Person or a User); the bot's server exchanges it once."""
+        return self.oauth.authorization_code(getattr(person, "user", person))
+
+    @property
+    def client_secret(self) -> str:
+        """The application's OAuth2 client secret (DISCORD_CLIENT_SECRET)."""
+        return self.oauth.client_secret
 
     def commands(self, guild: Guild | None = None) -> list[dict[str, Any]]:
         cmds = list(self.global_commands.values())
@@ -706,14 +737,22 @@ class Emulator:
             )
             return self._fault_response(fault)
         authless = template.startswith(("/interactions/", "/webhooks/"))
-        if not authless and request.headers.get("Authorization") != f"Bot {self.token}":
+        authorization = request.headers.get("Authorization") or ""
+        bearer = None
+        if authorization.startswith("Bearer ") and template in BEARER_ROUTES:
+            bearer = self.oauth.user_of(authorization[len("Bearer "):])
+            if bearer is None:
+                self.requests.append(RestCall(method, template, path, 401, time.perf_counter()))
+                return self._json({"code": 0, "message": "401: Unauthorized"}, 401)
+        elif not authless and authorization != f"Bot {self.token}":
             self.requests.append(RestCall(method, template, path, 401, time.perf_counter()))
             return self._json({"code": 0, "message": "401: Unauthorized"}, 401)
         try:
             body, files = await self._read(request)
             ctype = request.headers.get("Content-Type", "")
             self.spec.check(method, path, request.query, ctype, body, [n for _, _, n in files])
-            req = Req(method, dict(match.groupdict()), dict(request.query), body, files)
+            req = Req(method, dict(match.groupdict()), dict(request.query), body, files,
+                      bearer=bearer)
             result = await handler(req)
         except ApiError as exc:
             self.api_errors.append((method, path, exc))
@@ -855,6 +894,10 @@ class Emulator:
         }
 
     async def _get_me(self, req: Req) -> dict[str, Any]:
+        if req.bearer is not None:
+            # Scope identify: the user, without their email.
+            return {**req.bearer.to_api(), "global_name": req.bearer.name, "verified": True,
+                    "mfa_enabled": False, "locale": "en-US"}
         return {
             **self.bot.to_api(),
             "verified": True,
@@ -966,6 +1009,18 @@ class Emulator:
     def _validate_command(self, cmd: dict[str, Any], path: str = "") -> None:
         ctype = cmd.get("type", 1)
         name = cmd.get("name")
+        if cmd.get("handler") is not None and ctype != PRIMARY_ENTRY_POINT:
+            # Application Commands: handler "is only available for PRIMARY_ENTRY_POINT".
+            raise limits.form_error(f"{path}handler", "Only Entry Point commands have a handler")
+        if ctype == PRIMARY_ENTRY_POINT:
+            if cmd.get("handler") not in ENTRY_POINT_HANDLERS:
+                raise limits.form_error(f"{path}handler", "Entry Point commands need a handler")
+            if cmd.get("options"):
+                raise limits.form_error(f"{path}options", "Entry Point commands take no options")
+            if not (isinstance(name, str) and re.fullmatch(r"[-_\w]{1,32}", name)
+                    and name == name.lower()):
+                raise limits.form_error(f"{path}name", "Command name is invalid")
+            limits._length(cmd.get("description"), f"{path}description", 100, 1)
         if ctype == 1 and not (
             isinstance(name, str) and re.fullmatch(r"[-_\w]{1,32}", name) and name == name.lower()
         ):
@@ -1006,6 +1061,12 @@ class Emulator:
         self, store: dict[int, dict[str, Any]], body: dict[str, Any], req: Req
     ) -> dict[str, Any]:
         self._validate_command(body)
+        if body.get("type") == PRIMARY_ENTRY_POINT:
+            if "guild_id" in req.params:
+                raise limits.form_error("type", "Entry Point commands can only be global")
+            if any(c.get("type") == PRIMARY_ENTRY_POINT and c["name"] != body["name"]
+                   for c in store.values()):
+                raise limits.form_error("type", "An app has at most one Entry Point command")
         existing = next(
             (
                 c
@@ -1031,6 +1092,8 @@ class Emulator:
             "name_localizations": body.get("name_localizations"),
             "description_localizations": body.get("description_localizations"),
         }
+        if body.get("type") == PRIMARY_ENTRY_POINT:
+            cmd["handler"] = body["handler"]
         if "guild_id" in req.params:
             cmd["guild_id"] = req.params["guild_id"]
         store[cid] = cmd
@@ -1045,6 +1108,15 @@ class Emulator:
         if len(body) > 100:
             raise limits.form_error("", "Must be 100 or fewer in length.")
         old = dict(store)
+        entry = next((c for c in old.values() if c.get("type") == PRIMARY_ENTRY_POINT), None)
+        if entry is not None and not any(
+                isinstance(c, dict) and c.get("type") == PRIMARY_ENTRY_POINT for c in body):
+            # Discord keeps an Activity's Entry Point out of reach of a bulk overwrite
+            # that forgets it (it would take the App Launcher's button away).
+            raise ApiError(400, CANNOT_REMOVE_ENTRY_POINT,
+                           "You cannot remove this app's Entry Point command in a bulk "
+                           "update operation. Please include the Entry Point command in "
+                           "your update request or delete it separately.")
         store.clear()
         try:
             out = [self._store_command(store, c, req) for c in body]
@@ -1376,6 +1448,12 @@ class Emulator:
             limits.validate_modal(data)
             inter.modal = data
             self.open_modals[inter.user.id] = inter
+        elif rtype == LAUNCH_ACTIVITY:
+            if inter.channel.is_dm:
+                raise ApiError(400, limits.INVALID_FORM_BODY,
+                               "Activities launch in a server channel here")
+            inter.launched = str(self.ids.next())
+            resource["activity_instance"] = {"id": inter.launched}
         inter.response_type = rtype
         inter.responded_at = time.perf_counter()
         inter.responded.set()
@@ -1387,6 +1465,8 @@ class Emulator:
         ):
             resource["message"] = inter.original.to_api(self.base_url)
         info: dict[str, Any] = {"id": str(inter.id), "type": inter.type}
+        if inter.launched is not None:
+            info["activity_instance_id"] = inter.launched
         if inter.original is not None:
             info["response_message_id"] = str(inter.original.id)
             info["response_message_loading"] = inter.original.loading

@@ -38,6 +38,7 @@ from bot.core.tables.models import (
     SeatNews,
     TableInfo,
     TableStatus,
+    Watcher,
 )
 from bot.core.tables.play import STALE
 from bot.core.tables.service import TableService
@@ -76,5 +77,6 @@ __all__ = [
     "UnknownAILevel",
     "UnknownGame",
     "UserError",
+    "Watcher",
     "interrupt_timeout",
 ]

@@ -44,6 +44,7 @@ from bot.core.tables.models import (
     SeatInfo,
     TableInfo,
     TableStatus,
+    Watcher,
 )
 from bot.core.tables.stored import stored_state
 from bot.core.tables.texts import outcome_text, status_text
@@ -178,6 +179,7 @@ class ServiceBase:
         self._live: dict[str, Table] = {}
         self._by_channel: dict[int, str] = {}
         self._listeners: list[Listener] = []
+        self._watchers: list[Watcher] = []
         self._create_lock = asyncio.Lock()
         self._ai_tasks: set[asyncio.Task[None]] = set()
         self._timer_tasks: set[asyncio.Task[None]] = set()
@@ -202,6 +204,30 @@ class ServiceBase:
                 self._listeners.remove(listener)
 
         return unsubscribe
+
+    def watch(self, watcher: Watcher) -> Callable[[], None]:
+        """Register a callback for EVERY commit of every table: a move by anyone (the
+        outbox a call returns to its caller too, which :meth:`subscribe` never sees), an
+        AI's or a timer's move, a lobby change (an outbox with the table and no news), a
+        new table. It is called under the table's lock, so each table's commits arrive
+        in the order they were committed, and it must not wait for anything: a
+        front-end that shows every commit live (the web front-end) queues its work.
+        Returns an unwatch function."""
+        self._watchers.append(watcher)
+
+        def unwatch() -> None:
+            if watcher in self._watchers:
+                self._watchers.remove(watcher)
+
+        return unwatch
+
+    def _tell_watchers(self, outbox: Outbox) -> None:
+        for watcher in list(self._watchers):
+            try:
+                watcher(outbox)
+            except Exception:
+                # A watcher's fault must not undo or hold up a committed change.
+                log.exception("watcher failed for table %s", outbox.table_id)
 
     async def _emit(self, outbox: Outbox) -> None:
         for result in self._notify(outbox):
@@ -457,6 +483,10 @@ class ServiceBase:
         t.rec = rec
         if not TableStatus(rec.status).live:
             self._forget(t)
+        if self._watchers:
+            told = (replace(outbox, id=outbox_id) if outbox is not None
+                    else Outbox(table=self._info(t)))
+            self._tell_watchers(told)
         return outbox_id
 
     # -- snapshots ---------------------------------------------------------------

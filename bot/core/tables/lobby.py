@@ -154,6 +154,8 @@ class LobbyPart(ServiceBase):
             t = Table(rec=rec, game=game)
             self._live[table_id] = t
             self._by_channel[channel_id] = table_id
+            if self._watchers:
+                self._tell_watchers(Outbox(table=self._info(t)))
         return self._info(t)
 
     async def _check_limits(self, guild_id: int | None, host_id: int) -> None:

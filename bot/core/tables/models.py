@@ -23,6 +23,7 @@ __all__ = [
     "SeatNews",
     "TableInfo",
     "TableStatus",
+    "Watcher",
 ]
 
 class TableStatus(enum.StrEnum):
@@ -247,6 +248,9 @@ def _info_from(data: dict[str, Any]) -> TableInfo:
 
 Listener = Callable[[Outbox], Awaitable[None] | None]
 """A front-end callback for outboxes produced outside a request (AI moves, reminders)."""
+
+Watcher = Callable[[Outbox], None]
+"""A front-end callback for every commit, made under the table's lock (must not wait)."""
 
 Clock = Callable[[], datetime]
 ChannelOrTable = int | str

@@ -369,9 +369,11 @@ class PlayPart(ServiceBase):
         t.journal_stored = True
         if not t.status.live:
             self._forget(t)
+        committed = replace(outbox, id=outbox_id)
+        self._tell_watchers(committed)
         if t.status is TableStatus.FINISHED and state is not None:
             await self._record_result(t, state)
-        return replace(outbox, id=outbox_id)
+        return committed
 
     async def _record_result(self, t: Table, state: GameState) -> None:
         """The finished game's line in the history. Best effort after the commit: a

@@ -35,6 +35,7 @@ from bot.messages.delivery.courier import ASK, TIDY, Courier, nonce_for
 from bot.messages.delivery.overtake import unless
 from bot.messages.delivery.pictures import Pictures
 from bot.messages.delivery.step_pictures import Board, ShownBoards, step_fields
+from bot.messages.ui.activity import with_board_button
 from bot.messages.ui.items import build_view
 from bot.messages.ui.texts import MAX_CONTENT, clip, clip_start, literal
 
@@ -109,7 +110,8 @@ class TurnMessages:
             # open their own menu with the generic button.
             log.exception("could not build the turn buttons of table %s", info.id)
             menu = GameUI.turn_button_menu(ui)
-        return build_view(menu, info.id, info.version)
+        return with_board_button(build_view(menu, info.id, info.version), info.id,
+                                 info.version)
 
     def carrier(self, outbox: Outbox, via: discord.Interaction | None
                 ) -> discord.Interaction | None:
