@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 from typing import Any
 
 import discord
 
-from bot.messages.delivery.courier import TOKEN_MARGIN, Tokens
+from bot.messages.delivery.courier import TOKEN_MARGIN, Budget, Courier, Tokens
 
 R = discord.InteractionResponseType
 NOW = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
@@ -55,3 +56,44 @@ def test_a_token_near_its_fifteen_minutes_is_not_started_on() -> None:
     t.note(click(100, R.deferred_message_update, age=15 * 60 - TOKEN_MARGIN + 1))
     assert t.for_message(100) is None
     assert t.for_channel(7) is None
+
+
+class _Channel:
+    """A channel of a fake client: each edit of one of its messages is a request."""
+
+    def __init__(self, edits: list[dict[str, Any]]) -> None:
+        self.edits = edits
+
+    def get_partial_message(self, message_id: int) -> Any:
+        async def edit(**kwargs: Any) -> None:
+            self.edits.append({"message": message_id, **kwargs})
+        return SimpleNamespace(edit=edit)
+
+
+def courier() -> tuple[Any, list[dict[str, Any]]]:
+    edits: list[dict[str, Any]] = []
+    client: Any = SimpleNamespace(get_partial_messageable=lambda *a, **k: _Channel(edits))
+    return Courier(client, Budget(1000.0, burst=1000.0), Tokens()), edits
+
+
+async def test_an_edit_identical_to_the_last_is_not_sent() -> None:
+    c, edits = courier()
+    assert await c.edit(7, 100, content="Ann's turn.", view=None)
+    assert await c.edit(7, 100, content="Ann's turn.", view=None)
+    assert len(edits) == 1 and c.sent["bot edit"] == 1
+    # What the message shows changes: that edit goes out.
+    assert await c.edit(7, 100, content="Bob's turn.", view=None)
+    assert [e["content"] for e in edits] == ["Ann's turn.", "Bob's turn."]
+    # Taking buttons off a message already without them sends nothing either.
+    await c.strip_buttons(7, 100)
+    assert len(edits) == 2
+
+
+async def test_an_edit_overtaken_while_it_waited_is_not_sent() -> None:
+    c, edits = courier()
+    c.budget = Budget(1000.0, burst=1.0)
+    await c.budget.take(0)  # the bucket is empty: both edits wait their turn
+    first = asyncio.ensure_future(c.edit(7, 100, content="step 1", view=None))
+    second = asyncio.ensure_future(c.edit(7, 100, content="step 2", view=None))
+    assert await first and await second
+    assert [e["content"] for e in edits] == ["step 2"]

@@ -15,7 +15,14 @@ import random
 import pytest
 
 from tests.e2e.harness import E2E, latest_with_buttons
-from tests.e2e.play import actions, person_to_act, prompt_version, table_row, wait_next_prompt
+from tests.e2e.play import (
+    actions,
+    fti_turn,
+    person_to_act,
+    prompt_version,
+    table_row,
+    wait_next_prompt,
+)
 from tests.emulator import Emulator, Message
 from tests.emulator.ratelimits import DISCORD_LIMITS, RateLimitPolicy, Window
 
@@ -171,3 +178,40 @@ async def test_after_fifteen_minutes_the_bot_token_edits_what_a_click_posted(e2e
     assert [c.status for c in on_bot] == [200], on_bot  # then the bot token did it
     assert [e.code for e in emu.take_errors()] == [50027]
     assert emu.ratelimits.invalid == 1
+
+
+async def test_a_turn_message_posted_on_the_clicks_token_pings_the_person_asked(
+    e2e: E2E,
+) -> None:
+    """The next turn message is a follow-up of the mover's click (no bot-token request)
+    and still notifies whoever it asks: Discord notifies on a created message, and a
+    follow-up is one; an edit never notifies anyone."""
+    emu, bot, (alice, bob, _carol) = e2e
+    prompt = await open_fti(e2e)  # its first turn message answers /table start: bot token
+    since = len(emu.requests)
+    rng = random.Random(5)
+    asked_anew = []
+    for _ in range(12):
+        mover = person_to_act(emu, prompt)
+        assert mover is not None
+        clicks = await fti_turn(emu, emu.channel, rng, prompt)
+        nxt = await wait_next_prompt(emu, bot.db_path, emu.channel, prompt)
+        assert nxt is not None
+        if nxt.id != prompt.id:
+            asked = person_to_act(emu, nxt)
+            assert asked is not None
+            # Posted on the click that played the move, as a message of its own ...
+            assert nxt.interaction_id == clicks[-1].id and nxt.webhook_id is not None
+            # ... it notified the person it asks, and not the mover who answered theirs
+            # (unless the same person is asked anew, as after the Rat).
+            if asked.id != mover.id:
+                assert nxt.pinged == {asked.id}, (nxt.content, nxt.pinged)
+                asked_anew.append(nxt)
+        else:
+            # One more step of the same turn: an edit, which notifies nobody.
+            assert nxt.pinged <= {mover.id}
+        prompt = nxt
+    assert asked_anew, "no change of player in twelve decisions"
+    assert {alice.id, bob.id} >= {m for msg in asked_anew for m in msg.pinged}
+    posted = [c for c in emu.requests[since:] if c.method == "POST" and c.template == CREATE]
+    assert not posted, "every turn message rode a click's token"

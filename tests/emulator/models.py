@@ -243,6 +243,10 @@ class Message:
     created: float = field(default_factory=time.time)
     edited_at: float | None = None
     history: list[dict[str, Any]] = field(default_factory=list)  # earlier versions
+    pinged: frozenset[int] = frozenset()
+    """The users this message notified when it was created (Discord notifies on a
+    created message only, never on an edit): mentioned in its content and allowed by
+    its ``allowed_mentions``."""
 
     def __repr__(self) -> str:
         where = f" ephemeral for {self.ephemeral_for}" if self.ephemeral_for else ""

@@ -81,6 +81,24 @@ NONCE_WINDOW = 300.0
 """Seconds within which Discord answers a repeated nonce with the earlier message."""
 
 
+USER_MENTION = re.compile(r"<@!?(\d+)>")
+
+
+def pinged_by(content: str, allowed: dict[str, Any] | None) -> frozenset[int]:
+    """The users a new message notifies: mentioned in ``content`` and allowed by its
+    allowed mentions (none given: every mention parsed, as Discord does).
+
+    >>> sorted(pinged_by("<@1> and <@2>", {"parse": [], "users": ["2"]}))
+    [2]
+    >>> sorted(pinged_by("<@1>", None)), sorted(pinged_by("<@1>", {"parse": ["users"]}))
+    ([1], [1])
+    """
+    mentioned = {int(m) for m in USER_MENTION.findall(content)}
+    if allowed is None or "users" in (allowed.get("parse") or []):
+        return frozenset(mentioned)
+    return frozenset(mentioned & {int(u) for u in allowed.get("users") or []})
+
+
 class InteractionFailed(AssertionError):
     """The bot did not answer an interaction in time: the user saw "This interaction failed"."""
 
@@ -1206,6 +1224,8 @@ class Emulator:
             type=mtype,
             guild_id=channel.guild_id,
         )
+        if not flags & limits.FLAG_EPHEMERAL:
+            msg.pinged = pinged_by(msg.content, payload.get("allowed_mentions"))
         if inter is not None:
             msg.interaction_id, msg.interaction_user = inter.id, inter.user
             msg.interaction_name = inter.name
