@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from engines.core import Action, IllegalAction, Seat
 from engines.winter_tales import quests
-from engines.winter_tales.common import Events, content, event, name_of, space_name, tell
+from engines.winter_tales.common import Events, content, event, name_of, space_name, tell, verb
 from engines.winter_tales.state import (
     AskRetell,
     CorrectCount,
@@ -146,7 +146,8 @@ def apply_meta(state: WinterState, seat: Seat, action: Action, ev: Events) -> No
         fig.space = action.space
         fig.incapacitated = action.incapacitated
         state_word = "incapacitated" if action.incapacitated else "standing"
-        ruling(state, f"the table agrees: {name_of(fig.id)} is in {space_name(action.space)}, "
+        ruling(state, f"the table agrees: {name_of(fig.id)} {verb(fig.id, 'is', 'are')} in "
+               f"{space_name(action.space)}, "
                f"{state_word}", action.text, ev)
     elif isinstance(action, CorrectCount):
         frame = counting(state)

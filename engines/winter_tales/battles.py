@@ -31,6 +31,7 @@ from engines.winter_tales.common import (
     take,
     tell,
     to_discard,
+    verb,
 )
 from engines.winter_tales.state import (
     BattleFrame,
@@ -206,17 +207,20 @@ def end_battle(state: WinterState, frame: BattleFrame, ev: Events) -> None:
         haven = powers.safe_house(state)
         if haven is not None:
             fairy.space = haven
-            tell(state, "battle", f"{name_of(fairy.id)} loses the Battle and escapes to the "
-                 f"Safe House in {space_name(haven)}.")
+            tell(state, "battle", f"{name_of(fairy.id)} {verb(fairy.id, 'loses', 'lose')} "
+                 f"the Battle and {verb(fairy.id, 'escapes', 'escape')} to the Safe House in "
+                 f"{space_name(haven)}.")
         else:
             fairy.incapacitated = True
-            tell(state, "battle", f"{name_of(fairy.id)} loses the Battle and is incapacitated.")
+            tell(state, "battle", f"{name_of(fairy.id)} {verb(fairy.id, 'loses', 'lose')} "
+                 f"the Battle and {verb(fairy.id, 'is', 'are')} incapacitated.")
             state.stack.append(OfferFrame(seat=wseat, offer="relocate", character=fairy.id))
             objectives.on_battle_won(state, wseat, ev)
         state.stack.append(TellFrame(seat=frame.last_seat if frame.last_seat is not None
                                      else wseat, purpose="battle_end", entry_kind="battle"))
     else:
-        tell(state, "battle", f"{name_of(fairy.id)} wins the Battle and may go on.")
+        tell(state, "battle", f"{name_of(fairy.id)} {verb(fairy.id, 'wins', 'win')} the "
+                 "Battle and may go on.")
         state.stack.append(TellFrame(seat=frame.last_seat if frame.last_seat is not None
                                      else sseat, purpose="battle_end", entry_kind="battle"))
 

@@ -30,6 +30,7 @@ from engines.winter_tales.common import (
     take,
     tell,
     to_discard,
+    verb,
 )
 from engines.winter_tales.state import (
     Activate,
@@ -196,7 +197,7 @@ def move(state: WinterState, frame: ActivationFrame, action: Move, ev: Events) -
     frame.moves_left -= 1
     partner = powers.partner_here(state, fig) if action.partner else None
     fig.space = action.to
-    msg = f"{name_of(fig.id)} moves to {space_name(action.to)}"
+    msg = f"{name_of(fig.id)} {verb(fig.id, 'moves', 'move')} to {space_name(action.to)}"
     if partner is not None:
         partner.space = action.to
         msg += f" with {name_of(partner.id)}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from engines.core import Seat
 from engines.winter_tales.content import Skill, WinterContent, load_content
+from engines.winter_tales.content import verb as verb  # re-exported: the rules word lines
 from engines.winter_tales.state import (
     Entry,
     Faction,

@@ -270,6 +270,8 @@ class Skill(_Model):
 class Character(_Model):
     id: str
     name: str
+    plural: bool = False
+    """The name stands for more than one figure (the Fox and the Cat): verbs agree."""
     faction: Faction
     title: str | None = None
     skill: SkillKind
@@ -781,6 +783,23 @@ def load_content_from(directory: Path | str) -> WinterContent:
 def load_content() -> WinterContent:
     """The validated Winter Tales content from ``data/winter_tales/`` (cached)."""
     return load_content_from(DATA_DIR)
+
+
+def verb(ident: str | None, singular: str, plural: str) -> str:
+    """The form of a verb (or any word that agrees) after a character's printed name: a
+    name standing for two figures takes the plural ("The Fox and the Cat are saved").
+    Anything that is not a character (a space, a card, none) takes the singular.
+
+    >>> verb("alice", "is", "are"), verb("fox_and_cat", "is", "are"), verb(None, "is", "are")
+    ('is', 'are', 'is')
+    """
+    if ident is None:
+        return singular
+    try:
+        plural_name = load_content().character(ident).plural
+    except (KeyError, ValueError):
+        return singular
+    return plural if plural_name else singular
 
 
 def printed_name(ident: str | None, missing: str = "—") -> str:

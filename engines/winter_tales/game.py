@@ -230,12 +230,23 @@ class WinterTales(Game[WinterState, Any]):
             arbiter.apply_meta(state, seat, action, ev)
             return ev
         deed = moment.deed_of(state, seat, action)
+        step = moment.step_of(state, action)
+        lets_pass = moment.lets_pass(state, action)
         told = len(state.transcript)
         flow.act(state, seat, action, ev)
         if deed is not None:
             state.story.note_deed(*deed)
         mark = getattr(action, "telling", None)
         text = getattr(action, "text", None)
+        # The walk in progress (public facts): the storyteller folds the untold steps into
+        # the walker's next passage. A declined interrupt lets the walker go on.
+        shown = bool(text) and any(e.text == text for e in state.transcript[told:])
+        if shown:
+            state.story.told(move=step is not None)
+        if step is not None:
+            state.story.step(*step, told=shown)
+        elif not lets_pass and action.kind not in moment.QUIET:  # type: ignore[attr-defined]
+            state.story.stop()
         if mark is not None and text:
             state.story.record(mark, text)
             for i in range(told, len(state.transcript)):

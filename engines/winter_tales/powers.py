@@ -33,6 +33,7 @@ from engines.winter_tales.common import (
     name_of,
     space_name,
     tell,
+    verb,
 )
 from engines.winter_tales.state import (
     ActivationFrame,
@@ -153,7 +154,7 @@ def destroy(state: WinterState, seat: Seat, target: str, text: str | None, ev: E
             if q.carrier == fig.id:
                 q.carrier, q.space = None, fig.space
         fig.removed, fig.space, fig.ready, fig.incapacitated = True, None, False, False
-        what = f"{name_of(fig.id)}, who falls to the cruel Winter"
+        what = f"{name_of(fig.id)}, who {verb(fig.id, 'falls', 'fall')} to the cruel Winter"
     ev.append(event("destroyed", f"Armed Retaliation: {{0}} destroys {what}.", seat))
     tell(state, "power", text or f"Armed Retaliation destroys {what}.", seat)
 
@@ -281,9 +282,11 @@ def activation_act(state: WinterState, frame: ActivationFrame, action: Action,
 def tale_returns(state: WinterState, seat: Seat, frame: PayFrame, ev: Events) -> None:
     fig = state.figures[frame.target or ""]
     fig.removed, fig.space, fig.ready, fig.incapacitated = False, frame.space, False, False
-    ev.append(event("returned", f"The Fairy Tale returns: {name_of(fig.id)} is back in "
-                    f"{space_name(frame.space)}.", seat, character=fig.id))
-    tell(state, "power", f"{name_of(fig.id)} returns to {space_name(frame.space)}.", seat, fig.id)
+    ev.append(event("returned", f"The Fairy Tale returns: {name_of(fig.id)} "
+                    f"{verb(fig.id, 'is', 'are')} back in {space_name(frame.space)}.", seat,
+                    character=fig.id))
+    tell(state, "power", f"{name_of(fig.id)} {verb(fig.id, 'returns', 'return')} to "
+         f"{space_name(frame.space)}.", seat, fig.id)
 
 
 # --------------------------------------------------------------------------- New Hope
@@ -301,7 +304,8 @@ def new_hope_act(state: WinterState, frame: OfferFrame, seat: Seat, action: Acti
         p = next(p for p in state.powers if p.counter == action.counter)
         p.used_chapter = state.chapter
         state.figures[frame.character or ""].ready = True
-        ev.append(event("new_hope", f"A New Hope: {name_of(frame.character)} is ready again.",
+        ev.append(event("new_hope", f"A New Hope: {name_of(frame.character)} "
+                        f"{verb(frame.character, 'is', 'are')} ready again.",
                         seat, character=frame.character))
         tell(state, "power", action.text, seat, frame.character)
 

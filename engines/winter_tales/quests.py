@@ -35,6 +35,7 @@ from engines.winter_tales.common import (
     take,
     tell,
     to_discard,
+    verb,
     writer_seat,
 )
 from engines.winter_tales.memory_track import memory_slots, put_memory
@@ -162,7 +163,8 @@ def take_part(state: WinterState, frame: ActivationFrame, action: TakePart, ev: 
     q.participants.append(frame.character)
     frame.action_done = True
     frame.ended = True
-    ev.append(event("take_part", f"{name_of(frame.character)} takes part in the Quest.",
+    ev.append(event("take_part", f"{name_of(frame.character)} "
+                    f"{verb(frame.character, 'takes', 'take')} part in the Quest.",
                     frame.seat, character=frame.character))
     tell(state, "quest", action.text, frame.seat, frame.character)
 

@@ -25,6 +25,7 @@ from engines.winter_tales.common import (
     take,
     tell,
     to_discard,
+    verb,
 )
 from engines.winter_tales.state import (
     Discard,
@@ -85,9 +86,11 @@ def pay_act(state: WinterState, frame: PayFrame, seat: Seat, action: Action,
     if frame.purpose == "save":
         fig = state.figures[frame.target or ""]
         fig.incapacitated = False
-        ev.append(event("saved", f"{name_of(fig.id)} is saved and back on its feet.", seat,
+        ev.append(event("saved", f"{name_of(fig.id)} {verb(fig.id, 'is', 'are')} saved and back on "
+                        f"{verb(fig.id, 'its', 'their')} feet.", seat,
                         character=fig.id))
-        tell(state, "save", f"{name_of(fig.id)} is saved.", seat, frame.savior)
+        tell(state, "save", f"{name_of(fig.id)} {verb(fig.id, 'is', 'are')} saved.", seat,
+             frame.savior)
         objectives.on_save(state, seat, fig, ev)
     elif frame.purpose == "return":
         powers.tale_returns(state, seat, frame, ev)

@@ -23,6 +23,9 @@ from pydantic import BaseModel, Field
 
 DEEDS_KEPT = 3
 """Deeds remembered per character (the latest ones: a passage recalls one)."""
+RECENT = 40
+"""A tail or a motive is not said again within this many AI passages (so none comes
+back more than once in 40, under the issue's 3 % of a game)."""
 
 _WORD = re.compile(r"[a-z0-9']+")
 
@@ -56,6 +59,33 @@ class StoryMark(BaseModel):
     opener: str | None = None
     act: str | None = None
     """:func:`act_key` of the verb phrase used."""
+    phrases: list[str] = Field(default_factory=list)
+    """The phrase-bank choices a passage made, as ``rule:alternative`` (its tail, its
+    motive...): remembered so that none comes back soon."""
+
+
+def phrase_key(rule: str, alternative: str) -> str:
+    """How a phrase-bank choice is remembered: its rule (which keeps "watch" tails apart
+    from "motive" ones in the figures) and a short key of its words.
+
+    >>> phrase_key("watch", "Somewhere in {place}, a door closed softly.")[:6]
+    'watch:'
+    """
+    return f"{rule}:{act_key(alternative)}"
+
+
+class Walk(BaseModel):
+    """A figure on the move: the steps of one activation's movement so far (public: every
+    step is on the board). Steps nobody told are folded into the walker's next passage."""
+
+    character: str
+    steps: int = 0
+    told: int = 0
+    """Steps that had a passage of their own."""
+    visited: list[str] = Field(default_factory=list)
+    """Where the walk began, then every space entered up to its last told passage."""
+    silent: list[str] = Field(default_factory=list)
+    """Spaces entered, in order, since the walk's last told passage."""
 
 
 class StoryMemory(BaseModel):
@@ -72,9 +102,23 @@ class StoryMemory(BaseModel):
     """character -> its latest deeds, as codes ``kind|space|other`` (public facts)."""
     avoid: list[str] = Field(default_factory=list)
     """Words taken out of the story (an X-carded or struck passage): never said again."""
+    phrases: dict[str, int] = Field(default_factory=dict)
+    """:func:`phrase_key` -> how many AI passages used it."""
+    last: dict[str, int] = Field(default_factory=dict)
+    """:func:`phrase_key` (and ``frame:<id>``) -> the AI passage that last used it."""
+    walk: Walk | None = None
+    """The movement in progress, if the last thing done was a step."""
+    moves_in_row: int = 0
+    """Told passages in a row that were movements (the run so far)."""
+    longest_moves: int = 0
+    """The longest such run in the game (what the benchmark prints)."""
 
     def record(self, mark: StoryMark, text: str) -> None:
         self.passages += 1
+        for key in (*mark.phrases, f"frame:{mark.frame}"):
+            if not key.startswith("frame:"):
+                self.phrases[key] = self.phrases.get(key, 0) + 1
+            self.last[key] = self.passages
         self.frames[mark.frame] = self.frames.get(mark.frame, 0) + 1
         if mark.opener is not None:
             self.openers[mark.opener] = self.openers.get(mark.opener, 0) + 1
@@ -86,6 +130,33 @@ class StoryMemory(BaseModel):
 
     def seen(self, text: str) -> bool:
         return digest(text) in self.digests
+
+    def recent(self, key: str, within: int = RECENT) -> bool:
+        """``key`` was used by one of the last ``within`` AI passages."""
+        used = self.last.get(key)
+        return used is not None and self.passages - used < within
+
+    def told(self, move: bool) -> None:
+        """A passage went into the story (anyone's): count the run of movement passages."""
+        self.moves_in_row = self.moves_in_row + 1 if move else 0
+        self.longest_moves = max(self.longest_moves, self.moves_in_row)
+
+    def step(self, character: str, start: str, to: str, told: bool) -> None:
+        """``character`` went from ``start`` into ``to`` (told in a passage of its own, or
+        not)."""
+        if self.walk is None or self.walk.character != character:
+            self.walk = Walk(character=character, visited=[start])
+        self.walk.steps += 1
+        if told:
+            self.walk.told += 1
+            self.walk.visited += [*self.walk.silent, to]
+            self.walk.silent = []
+        else:
+            self.walk.silent.append(to)
+
+    def stop(self) -> None:
+        """The walker did something else (or someone did): the journey is over."""
+        self.walk = None
 
     def note_deed(self, character: str, code: str) -> None:
         kept = [*self.deeds.get(character, []), code][-DEEDS_KEPT:]

@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 
 from bot.core.choices.adapter import Choice, GameUI, Menu, Resolution, UnknownChoice, waiting_line
 from engines.core import Action, View
-from engines.winter_tales.content import printed_name
+from engines.winter_tales.content import printed_name, verb
 
 __all__ = ["TEXT_KINDS", "WinterUI", "action_label", "card_number", "decision_prompt",
            "hand_text", "thing_name"]
@@ -162,7 +162,8 @@ def action_label(action: Action, view: View | None = None) -> str:
     if kind == "pass_artefact":
         return f"Pass the Great Artefact to {thing_name(a.character)}"
     if kind == "return_tale":
-        return f"{thing_name(a.character)} returns in {thing_name(a.space)}"
+        returns = verb(a.character, "returns", "return")
+        return f"{thing_name(a.character)} {returns} in {thing_name(a.space)}"
     if kind == "complete_objective":
         return f"Complete {thing_name(a.objective)} (slot {a.slot + 1})"
     if kind == "attack_objective":
@@ -183,7 +184,8 @@ def decision_prompt(view: View | None, legal: Sequence[Action]) -> str:
     kinds = {getattr(a, "kind", "") for a in legal}
     if kind == "interrupt":
         what = "start a Battle" if frame.get("interrupt") == "battle" else "spring a Trap"
-        return (f"{thing_name(frame.get('mover'))} enters {thing_name(frame.get('space'))}: "
+        enters = verb(frame.get("mover"), "enters", "enter")
+        return (f"{thing_name(frame.get('mover'))} {enters} {thing_name(frame.get('space'))}: "
                 f"you may {what}, or let them pass.")
     if kind == "discard" or (kinds == {"discard"}):
         return "Discard down to the hand limit: pick a card to discard."

@@ -1,9 +1,10 @@
 """Figures of a told story: how varied and faithful its AI passages read.
 
 What issue 27 measured, for the benchmark (``bench/story.py``) and the tests: passages,
-distinct passages, the most used opener (first three words, and the opener rule) and
-frame as shares of the passages, passages naming their card's element, passages saying
-"someone" where a character acted, and any passage with a line's words.
+distinct passages, the most used opener (first three words, and the opener rule), frame,
+tail and motive as shares of the passages, the longest run of movement passages in a
+row, passages naming their card's element, passages saying "someone" where a character
+acted, and any passage with a line's words.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from collections import Counter
 from dataclasses import dataclass
 
 from engines.winter_tales.state import Entry, WinterState
-from engines.winter_tales.story_memory import digest, start_of
+from engines.winter_tales.story_memory import digest, phrase_key, start_of
 from engines.winter_tales.telling.safety import Safety
 from engines.winter_tales.telling.words import load_words
+from engines.winter_tales.telling.writer import MOTIVES, TAILS
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,11 @@ class StoryFigures:
     """The most common first three words, and its share of the AI passages."""
     top_opener: tuple[str, float]
     top_frame: tuple[str, float]
+    top_tail: tuple[str, float]
+    """The most used tail (a ``watch``, ``resolve`` or ``company`` phrase), by its words."""
+    top_motive: tuple[str, float]
+    longest_moves: int
+    """The longest run of movement passages in a row."""
     with_card: int
     naming_element: int
     someone: int
@@ -60,6 +67,24 @@ def _own_words(entry: Entry) -> str:
     return text.replace(caption, "") if caption else text
 
 
+def _top_phrase(state: WinterState, rules: tuple[str, ...]) -> tuple[str, float]:
+    """The most used phrase of ``rules``, named by its words, as a share of the passages."""
+    words = load_words()
+    rule_texts = {
+        phrase_key(rule, alt): alt
+        for name, alts in words.rules.items()
+        for alt in alts
+        for rule in rules
+        if name == rule or name.startswith(rule + "_")
+    }
+    counts = {
+        rule_texts.get(k, k): n
+        for k, n in state.story.phrases.items()
+        if k.split(":")[0] in rules
+    }
+    return _top(counts, state.story.passages)
+
+
 def figures(state: WinterState) -> StoryFigures:
     told = ai_passages(state)
     texts = [e.text or "" for e in told]
@@ -72,6 +97,9 @@ def figures(state: WinterState) -> StoryFigures:
         top_start=_top(Counter(start_of(t) for t in texts), len(texts)),
         top_opener=_top(state.story.openers, total),
         top_frame=_top(state.story.frames, total),
+        top_tail=_top_phrase(state, TAILS),
+        top_motive=_top_phrase(state, MOTIVES),
+        longest_moves=state.story.longest_moves,
         with_card=len(carded),
         naming_element=sum(1 for e in carded if names_element(e)),
         someone=sum(1 for e in told if e.character and "someone" in _own_words(e)),

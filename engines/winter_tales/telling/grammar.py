@@ -8,6 +8,10 @@
   pronoun is the actor's keeps their name, so a pronoun never points two ways.
 * ``{subj}``, ``{obj}``, ``{pos}``, ``{refl}`` are the actor's pronouns (used inside
   verb phrases, where the actor was just named).
+* ``{was}`` (the actor) and ``{foe:was}`` (any person) agree with how the person was last
+  mentioned: "the Fox and the Cat were", "they were", "Alice was", "she was".
+* Alternatives in ``avoid`` (as :func:`phrase_key`) are never chosen: what the story said
+  too recently. A rule left with none cannot be filled, so its frame is not offered.
 
 >>> from engines.core import Rng
 >>> alice = Person("Alice", "she")
@@ -17,6 +21,9 @@
 'Alice ran in the snow; she did not stop for her hat.'
 >>> g.fill("{actor} met {foe}.", {"actor": alice}) is None
 True
+>>> pair = Person("the Fox and the Cat", "they", plural=True)
+>>> g.fill("{foe_cap} {foe:was} late; {actor} was not.", {"actor": alice, "foe": pair})
+'The Fox and the Cat were late; Alice was not.'
 """
 
 from __future__ import annotations
@@ -26,9 +33,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from engines.core import Rng
+from engines.winter_tales.story_memory import phrase_key
 from engines.winter_tales.telling.words import load_words
 
-_TOKEN = re.compile(r"<([a-z_]+)>|\{([a-z_]+)(?::(obj|pos))?\}")
+_TOKEN = re.compile(r"<([a-z_]+)>|\{([a-z_]+)(?::(obj|pos|was))?\}")
 _PRONOUN_SLOTS = ("subj", "obj", "pos", "refl", "was")
 MAX_DEPTH = 4
 
@@ -39,11 +47,15 @@ class Person:
 
     name: str
     pronoun: str
+    plural: bool = False
+    """The name stands for more than one (the Fox and the Cat): "were", not "was"."""
 
     def form(self, form: str) -> str:
         return getattr(load_words().pronouns[self.pronoun], form)  # type: ignore[index]
 
     def named(self, form: str) -> str:
+        if form == "was":
+            return "were" if self.plural else "was"
         if form != "pos":
             return self.name
         return self.name + ("'" if self.name.endswith("s") else "'s")
@@ -82,13 +94,18 @@ class Grammar:
 
     rules: Mapping[str, list[str]]
     rng: Rng
+    avoid: frozenset[str] = frozenset()
+    """:func:`phrase_key` of alternatives never to choose."""
     choices: dict[str, str] = field(default_factory=dict)
     """The alternative each rule took in the last :meth:`fill` (the opener is counted)."""
+    picked: list[tuple[str, str]] = field(default_factory=list)
+    """Every (rule, alternative) the last :meth:`fill` took, in order."""
 
     def fill(self, template: str, slots: Mapping[str, Slot]) -> str | None:
         """``template`` written out, or None if the moment cannot fill it."""
         self.choices = {}
-        mentioned: list[Person] = []
+        self.picked = []
+        mentioned: dict[Person, bool] = {}
         text = self._expand(template, slots, mentioned, 0)
         return None if text is None else sentences(" ".join(text.split()))
 
@@ -103,10 +120,14 @@ class Grammar:
         )
 
     def _alternatives(self, rule: str) -> list[str]:
-        return list(self.rules.get(rule, []))
+        return [a for a in self.rules.get(rule, []) if phrase_key(rule, a) not in self.avoid]
 
     def _expand(
-        self, template: str, slots: Mapping[str, Slot], mentioned: list[Person], depth: int
+        self,
+        template: str,
+        slots: Mapping[str, Slot],
+        mentioned: dict[Person, bool],
+        depth: int,
     ) -> str | None:
         out: list[str] = []
         pos = 0
@@ -125,7 +146,7 @@ class Grammar:
         return "".join(out)
 
     def _rule(
-        self, rule: str, slots: Mapping[str, Slot], mentioned: list[Person], depth: int
+        self, rule: str, slots: Mapping[str, Slot], mentioned: dict[Person, bool], depth: int
     ) -> str | None:
         cap = rule.endswith("_cap")
         name = rule.removesuffix("_cap")
@@ -136,11 +157,12 @@ class Grammar:
             return None
         alt = self.rng.choice(alts)
         self.choices[name] = alt
+        self.picked.append((name, alt))
         piece = self._expand(alt, slots, mentioned, depth + 1)
         return capitalise(piece) if cap and piece is not None else piece
 
     def _slot(
-        self, slot: str, form: str, slots: Mapping[str, Slot], mentioned: list[Person]
+        self, slot: str, form: str, slots: Mapping[str, Slot], mentioned: dict[Person, bool]
     ) -> str | None:
         cap = slot.endswith("_cap")
         name = slot.removesuffix("_cap")
@@ -148,12 +170,17 @@ class Grammar:
             actor = slots.get("actor")
             if not isinstance(actor, Person):
                 return None
-            piece = actor.form(name)
+            piece = _agree(actor, mentioned) if name == "was" else actor.form(name)
         else:
             value = slots.get(name)
             if value is None:
                 return None
-            piece = value if isinstance(value, str) else _mention(value, form, mentioned)
+            if isinstance(value, str):
+                piece = value
+            elif form == "was":
+                piece = _agree(value, mentioned)
+            else:
+                piece = _mention(value, form, mentioned)
         return capitalise(piece) if cap else piece
 
 
@@ -164,11 +191,19 @@ def _available(slots: Mapping[str, Slot]) -> set[str]:
     return have
 
 
-def _mention(person: Person, form: str, mentioned: list[Person]) -> str:
-    """The name on a first mention; a pronoun afterwards, unless it would be ambiguous."""
-    if person not in mentioned:
-        mentioned.append(person)
+def _mention(person: Person, form: str, mentioned: dict[Person, bool]) -> str:
+    """The name on a first mention; a pronoun afterwards, unless it would be ambiguous.
+    ``mentioned`` keeps, for each person, whether the last mention was the name (what a
+    following "was" agrees with)."""
+    if person not in mentioned or any(
+        p.pronoun == person.pronoun for p in mentioned if p != person
+    ):
+        mentioned[person] = True
         return person.named(form)
-    if any(p.pronoun == person.pronoun for p in mentioned if p != person):
-        return person.named(form)
+    mentioned[person] = False
     return person.form(form)
+
+
+def _agree(person: Person, mentioned: dict[Person, bool]) -> str:
+    """"was" or "were" for ``person`` as last mentioned (by name, or by pronoun)."""
+    return person.named("was") if mentioned.get(person, True) else person.form("was")

@@ -32,6 +32,12 @@ QUIET = frozenset(
 
 _STORY_KINDS = ("ruling", "chapter", "setup")
 
+STEP = "move"
+"""A movement step: the first of a walk keeps this kind, or is "move.meanwhile" after
+another figure's movement passage; the next ones are :data:`ONWARD`."""
+ONWARD = (STEP + ".on", STEP + ".back")
+"""A later step of a walk: on to a new space, or back to one it was in."""
+
 
 @dataclass(frozen=True)
 class Moment:
@@ -63,6 +69,19 @@ class Moment:
     deed: str | None = None
     """The actor's latest earlier deed (a code ``kind|space|other|quest``)."""
     topics: tuple[str, ...] = field(default_factory=tuple)
+    walk_told: int = 0
+    """Steps of the actor's movement in progress that had a passage of their own."""
+    route: tuple[str, ...] = ()
+    """Spaces the actor entered since the walk's last told passage (untold steps)."""
+    visited: tuple[str, ...] = ()
+    """Where the actor's walk began, and the spaces it entered before ``route``."""
+    met: str | None = None
+    """Who a step leads to: a figure of the other side, or a fallen friend, at ``to``."""
+    notable: bool = False
+    """The step leads somewhere that matters: ``met``, or a Quest of the actor's side."""
+    untold: bool = False
+    """The rules keep no passage for this action: an interrupt declined (the walker goes
+    on), an invitation to join the Quest declined."""
 
     @property
     def act_keys(self) -> list[str]:
@@ -134,13 +153,19 @@ def build(state: WinterState, seat: Seat, action: Action) -> Moment | None:
     )
     deeds = state.story.deeds.get(actor or "", [])
     topics = [kind.split(".")[0], *(f"quest.{quest}" for _ in [0] if quest)]
+    walk = state.story.walk if state.story.walk and state.story.walk.character == actor else None
+    to = getattr(action, "to", None) or _relocation(action)
+    met, notable = _arrival(state, actor, to) if kind == STEP else (None, False)
+    if kind == STEP:
+        back = walk is not None and to in (*walk.visited, *walk.silent)
+        refined = _step_kind(state, walk is not None and walk.told > 0, back)
     return Moment(
         kind=refined,
         seat=seat,
         faction=_faction(state, seat, actor),
         actor=actor,
         place=place,
-        to=getattr(action, "to", None) or _relocation(action),
+        to=to,
         others=others,
         foe=foe,
         target=target,
@@ -158,7 +183,65 @@ def build(state: WinterState, seat: Seat, action: Action) -> Moment | None:
         prev_card=prev.card if prev is not None else None,
         deed=deeds[-1] if deeds else None,
         topics=tuple(t for t in (*topics, context or "") if t),
+        walk_told=walk.told if walk is not None else 0,
+        route=tuple(walk.silent) if walk is not None else (),
+        visited=tuple(walk.visited) if walk is not None else (),
+        met=met,
+        notable=notable,
+        untold=kind == "pass" and _declined_offer(state),
     )
+
+
+# --------------------------------------------------------------------------- walks
+
+
+def step_of(state: WinterState, action: Action) -> tuple[str, str, str] | None:
+    """(character, from, to) of a movement step ``action`` is about to make, else None."""
+    top = state.stack[-1] if state.stack else None
+    if getattr(action, "kind", "") != STEP or top is None or top.kind != "activation":
+        return None
+    character: str = top.character  # type: ignore[union-attr]
+    return character, state.figures[character].space or "", getattr(action, "to", "")
+
+
+def lets_pass(state: WinterState, action: Action) -> bool:
+    """``action`` declines an interrupt: the moving figure goes on, its walk with it."""
+    top = state.stack[-1] if state.stack else None
+    return getattr(action, "kind", "") == "pass" and top is not None and top.kind == "interrupt"
+
+
+def _declined_offer(state: WinterState) -> bool:
+    """A Pass here declines an interrupt or joining the Quest: nothing of it is told."""
+    top = state.stack[-1] if state.stack else None
+    if top is None:
+        return False
+    return top.kind == "interrupt" or (top.kind == "quest" and top.stage == "join")  # type: ignore[union-attr]
+
+
+def _step_kind(state: WinterState, walking: bool, back: bool) -> str:
+    """A later step of a told walk goes on (or back, to a space it was in), a first step
+    right after another figure's movement passage happens meanwhile."""
+    if walking:
+        return STEP + (".back" if back else ".on")
+    return STEP + ".meanwhile" if state.story.moves_in_row else STEP
+
+
+def _arrival(state: WinterState, actor: str | None, to: str | None) -> tuple[str | None, bool]:
+    """Who the step leads to (a figure of the other side, else a fallen friend), and
+    whether the step matters to the story: someone met, or a Quest of the actor's side."""
+    fig = state.figures.get(actor or "")
+    if fig is None or to is None:
+        return None, False
+    there = sorted(
+        (f for f in state.figures.values() if f.in_play and f.space == to and f.id != fig.id),
+        key=lambda f: f.id,
+    )
+    foes = [f.id for f in there if f.faction != fig.faction]
+    fallen = [f.id for f in there if f.faction == fig.faction and f.incapacitated]
+    met = (foes or fallen or [None])[0]
+    quest = any(q.space == to and q.faction == fig.faction for q in state.quests)
+    return met, met is not None or quest
+
 
 
 # --------------------------------------------------------------------------- parts

@@ -18,6 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from engines.winter_tales.content import DATA_DIR, About, load_content
 
 Element = Literal["character", "place", "object", "action", "feeling"]
+ROUTES = ("through", "back", "turns", "step")
+"""The kinds of untold route a journey passage folds in: through new places, back
+through places the walk was in, back and forth between places, or one street."""
 Pronoun = Literal["she", "he", "they"]
 
 
@@ -88,10 +91,20 @@ class TellingWords(_Model):
     frames: list[Frame] = Field(min_length=1)
     fade: list[str] = Field(min_length=1)
     retell: list[str] = Field(min_length=1)
+    journey: list[str] = Field(min_length=1)
+    """A passage that folds in the steps of a walk nobody told (``<route_lead>``,
+    ``<route_walk>``: the route's words, by the kind of route)."""
+    onward: list[str] = Field(min_length=1)
+    """A later step of a walk, told short: it follows the walker's own step."""
+    meanwhile: list[str] = Field(min_length=1)
+    """A first step told right after another figure's movement passage."""
     intro: list[str] = Field(min_length=1)
     endings: list[str] = Field(min_length=1)
     ending_lines: dict[str, list[str]]
     safety: SafetyWords
+    echo_stopwords: list[str]
+    """Words a passage may say twice (with the safety stopwords and any word under four
+    letters); any other word said twice in one passage reads as an awkward echo."""
     fit: dict[str, list[Element]]
     deeds: dict[str, str]
 
@@ -119,7 +132,8 @@ class TellingWords(_Model):
         ids = [f.id for f in self.frames]
         if len(set(ids)) != len(ids):
             raise WordsError("frame ids must be unique")
-        for name in ("opener", "motive_spring", "motive_winter", "motive_writer"):
+        routes = [f"route_{use}_{kind}" for use in ("lead", "walk") for kind in ROUTES]
+        for name in ("opener", "motive_spring", "motive_winter", "motive_writer", *routes):
             if name not in self.rules:
                 raise WordsError(f"rule {name!r} is missing")
         return self

@@ -2,23 +2,41 @@
 
 :func:`compose` builds the moment, offers it the frames it can fill, writes a handful of
 candidates and keeps the one least like what this game has already read: the frame, the
-opener and the first three words least used (``WinterState.story``), never a passage
-already told, never a word of a line, a veil or what the table took out. A moment that
-touches a veil fades to black instead. Everything is drawn from ``Rng(seed)`` and the
-state, so the engine can write the same passage again to check an AI seat's mark, and a
-replay writes it again exactly.
+opener and the first three words least used (``WinterState.story``), no tail or motive
+said in the last :data:`RECENT` passages, no content word twice in one passage, never a
+passage already told, never a word of a line, a veil or what the table took out. A
+moment that touches a veil fades to black instead.
+
+A walk is told as a journey: its first step has a passage, a later step only when it
+leads to someone (or to a Quest of the walker's side), at most :data:`TOLD_STEPS` in all;
+the other steps are left untold (the rules make telling a movement optional) and the
+walker's next passage folds them in as its route ("After pacing back and forth between
+Soot Square and the Asylum, Candlewick went still"). A declined interrupt lets the walk
+go on (the rules keep no passage for it, so none is written).
+
+Everything is drawn from ``Rng(seed)`` and the state, so the engine can write the same
+passage again to check an AI seat's mark, and a replay writes it again exactly.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import cache
 
 from engines.core import Action, Rng, Seat
 from engines.winter_tales.content import load_content
 from engines.winter_tales.state import Entry, WinterState
-from engines.winter_tales.story_memory import StoryMark, StoryMemory, act_key, words_of
+from engines.winter_tales.story_memory import (
+    RECENT,
+    StoryMark,
+    StoryMemory,
+    act_key,
+    phrase_key,
+    words_of,
+)
 from engines.winter_tales.telling.grammar import Grammar, Person, Slot, capitalise
-from engines.winter_tales.telling.moment import Moment, build, thing_of
+from engines.winter_tales.telling.moment import ONWARD, STEP, Moment, build, thing_of
 from engines.winter_tales.telling.safety import Safety, stem
 from engines.winter_tales.telling.words import TellingWords, load_words
 
@@ -40,9 +58,27 @@ STAKES = {
     "epilogue_stake": "epilogue",
 }
 """Rules that say what is at stake, each offered only in its own context."""
+TAILS = ("watch", "resolve", "company")
+"""The rules that end (or lead) a passage with a small scene: what the figures count."""
+MOTIVES = ("motive",)
+HELD_BACK = TAILS + MOTIVES
+"""Rules whose alternatives are never said again within :data:`RECENT` passages."""
+SOON = 12
+"""A frame or phrase used within this many passages costs :data:`SOON_COST` more."""
+SOON_COST = 3.0
+TOLD_STEPS = 2
+"""Steps of one walk told in passages of their own; the rest fold into the next one."""
+WINTER_MASTER = "mangiafuoco"
+"""Whom the Soldiers answer to (a Winter motive names him: "since he expected results"
+when he is the one acting)."""
+ROUTE_PLACES = 3
+"""Places a folded route names at most (the last ones the walker went through)."""
 
-_Choice = tuple[str, str, str | None, str | None]
-"""text, frame, opener, act (key)."""
+_STUTTER = re.compile(r"\b(\w+)\s+\1\b", re.IGNORECASE)
+"""A word said twice in a row ("nothing more to answer with with a glance")."""
+
+_Choice = tuple[str, str, str | None, str | None, list[str]]
+"""text, frame, opener, act (key), phrase keys."""
 
 
 def _stake_context(moment: Moment) -> str | None:
@@ -68,14 +104,17 @@ def compose(state: WinterState, seat: Seat, action: Action, seed: int) -> Passag
     """The AI passage for ``action`` of ``seat`` (None: nothing to tell, or nothing the
     table's lines allow)."""
     moment = build(state, seat, action)
-    if moment is None:
+    if moment is None or folded(moment):
         return None
     safety = Safety.of(state.options.lines, state.options.veils, state.story.avoid)
     rng = Rng.from_seed(seed)
     words = load_words()
     slots = _slots(state, moment, safety)
-    shapes = _shapes(words, moment, safety)
-    best = _choose(state.story, shapes, slots, safety, rng, words, moment)
+    best = None
+    for shapes in _shapes(words, moment, safety, slots):
+        best = _choose(state.story, shapes, slots, safety, rng, words, moment)
+        if best is not None:
+            break
     if best is None:
         best = _choose(
             state.story,
@@ -89,8 +128,19 @@ def compose(state: WinterState, seat: Seat, action: Action, seed: int) -> Passag
         )
     if best is None:
         return None
-    text, frame, opener, act = best
-    return Passage(text, StoryMark(seed=seed, frame=frame, opener=opener, act=act))
+    text, frame, opener, act, phrases = best
+    mark = StoryMark(seed=seed, frame=frame, opener=opener, act=act, phrases=phrases)
+    return Passage(text, mark)
+
+
+def folded(moment: Moment) -> bool:
+    """Nothing to tell now: a later step of a walk that leads nowhere in particular (or
+    one past :data:`TOLD_STEPS`), whose route the walker's next passage tells; or a
+    declined offer, whose passage the rules would not keep (a passage written for it
+    would count in the storyteller's memory and never be read)."""
+    if moment.kind in ONWARD:
+        return not moment.notable or moment.walk_told >= TOLD_STEPS
+    return moment.untold
 
 
 def retell(state: WinterState, entry: Entry) -> tuple[str, StoryMark] | None:
@@ -125,8 +175,8 @@ def retell(state: WinterState, entry: Entry) -> tuple[str, StoryMark] | None:
     )
     if best is None:
         return None
-    text, frame, opener, act = best
-    return text, StoryMark(seed=seed, frame=frame, opener=opener, act=act)
+    text, frame, opener, act, phrases = best
+    return text, StoryMark(seed=seed, frame=frame, opener=opener, act=act, phrases=phrases)
 
 
 def taken_out(entry: Entry) -> list[str]:
@@ -154,12 +204,29 @@ def _choose(
         for k, v in words.rules.items()
         if k not in STAKES or STAKES[k] == _stake_context(moment)
     }
+    route = slots.get("route_kind")
     grammar = Grammar(
-        {**rules, "act": acts, "motive": words.rules.get(f"motive_{moment.faction}", [])}, rng
+        {
+            **rules,
+            "act": acts,
+            "motive": words.rules.get(f"motive_{moment.faction}", []),
+            "route_lead": words.rules.get(f"route_lead_{route}", []),
+            "route_walk": words.rules.get(f"route_walk_{route}", []),
+        },
+        rng,
+        avoid=frozenset(
+            k for k in memory.last if k.split(":")[0] in HELD_BACK and memory.recent(k, RECENT)
+        ),
     )
+    deed = slots.get("deed")
+    deed_key = phrase_key("deed", deed) if isinstance(deed, str) else None
+    if deed_key is not None and memory.recent(deed_key, RECENT):
+        # the same deed recalled twice running ("Having stepped into the Quest...")
+        shapes = [s for s in shapes if "{deed}" not in s.text]
     usable = [s for s in shapes if grammar.fillable(_with_act(s.text), slots)]
     thing = slots.get("thing")
-    found: list[tuple[float, str, str, str | None]] = []
+    found: list[tuple[float, str, str, str | None, str | None, list[str]]] = []
+    echoing: list[tuple[float, str, str, str | None, str | None, list[str]]] = []
     for _ in range(ATTEMPTS):
         if not usable or len(found) >= CANDIDATES:
             break
@@ -169,19 +236,30 @@ def _choose(
         act = grammar.choices.get("act")
         if text is None or not _acceptable(text, safety, memory, slots):
             continue
+        phrases = [phrase_key(rule, alt) for rule, alt in grammar.picked]
+        # a frame and its twin with an opener in front say the same sentence
+        phrases.append(phrase_key("body", shape.text.removeprefix("<opener> ").lower()))
+        if deed_key is not None and isinstance(deed, str) and deed in text:
+            phrases.append(deed_key)
         score = (
             4.0 * memory.frames.get(shape.id, 0)
             + 4.0 * (memory.openers.get(opener, 0) if opener else 0)
             + 4.0 * memory.starts.get(" ".join(words_of(text)[:3]), 0)
             + 2.0 * (memory.acts.get(act_key(act), 0) if act else 0)
+            + sum(memory.phrases.get(k, 0) for k in phrases if not k.startswith("act:"))
+            + SOON_COST * sum(memory.recent(k, SOON) for k in (f"frame:{shape.id}", *phrases))
             + (UNNAMED if isinstance(thing, str) and thing not in text.lower() else 0.0)
             + rng.random()
         )
-        found.append((score, text, shape.id, opener, act_key(act) if act else None))
+        row = (score, text, shape.id, opener, act_key(act) if act else None, phrases)
+        # a passage saying a word twice is kept only for want of any other
+        (echoing if echoes(text, slots) else found).append(row)
+    if not found:
+        found = echoing
     if not found:
         return None
-    _, text, frame, opener, act = min(found)
-    return text, frame, opener, act
+    _, text, frame, opener, act, phrases = min(found)
+    return text, frame, opener, act, phrases
 
 
 def _with_act(template: str) -> str:
@@ -196,6 +274,8 @@ def _pick(shapes: list[_Shape], memory: StoryMemory, rng: Rng) -> _Shape:
 def _acceptable(text: str, safety: Safety, memory: StoryMemory, slots: dict[str, Slot]) -> bool:
     if not safety.allows(text) or memory.seen(text) or len(text) > MAX_CHARS:
         return False
+    if _STUTTER.search(text):  # "nothing more to answer with with a glance"
+        return False
     if sum(text.count(p) for p in (". ", "? ", "! ")) + 1 > MAX_SENTENCES:
         return False
     low = text.lower()
@@ -204,6 +284,53 @@ def _acceptable(text: str, safety: Safety, memory: StoryMemory, slots: dict[str,
         if isinstance(value, str) and low.count(value.lower()) > 1:
             return False
     return True
+
+
+def echoes(text: str, slots: dict[str, Slot]) -> bool:
+    """The passage says one content word twice ("held back; she did not look back"):
+    names, short and common words (``echo_stopwords``) may come back. The card's printed
+    title and caption are the card's own words (they may share one: "the crown of ice",
+    "the Queen of Winter's crown"), but the storyteller's words may not echo them.
+
+    >>> echoes("Alice held back; she did not look back.", {})
+    True
+    >>> echoes("Alice held back; she did not turn round.", {})
+    False
+    >>> card = {"thing": "the hot soup", "caption": "soup that sends its eater to sleep"}
+    >>> echoes("Alice found the hot soup: soup that sends its eater to sleep.", card)
+    False
+    >>> echoes("When the soup had gone cold, Alice found the hot soup.", card)
+    True
+    """
+    free = _echo_free()
+    low = text.lower()
+    card = [str(slots.get(k) or "") for k in ("thing", "caption")]
+    # the card's words, and a person named by an epithet ("the girl back from
+    # Wonderland"), are taken out: what is left is the storyteller's own
+    for part in (*card, *(w.name for w in slots.values() if isinstance(w, Person))):
+        if part:
+            low = low.replace(part.lower(), " ")
+    own = _counts(low, free)
+    printed = _counts(" ".join(card), free)
+    return any(n > 1 or w in printed for w, n in own.items())
+
+
+@cache
+def _echo_free() -> frozenset[str]:
+    """Words any passage may say twice: names, stopwords (built once)."""
+    words = load_words()
+    return _names_and_places() | {
+        stem(w) for w in (*words.safety.stopwords, *words.echo_stopwords)
+    }
+
+
+def _counts(text: str, free: frozenset[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for w in words_of(text):
+        s = stem(w)
+        if len(w) >= 4 and s not in free:
+            out[s] = out.get(s, 0) + 1
+    return out
 
 
 def _acts(words: TellingWords, keys: list[str]) -> list[str]:
@@ -217,32 +344,45 @@ def _list(prefix: str, texts: list[str]) -> list[_Shape]:
     return [_Shape(f"{prefix}{i + 1:02d}", t, 1.0) for i, t in enumerate(texts)]
 
 
-def _shapes(words: TellingWords, moment: Moment, safety: Safety) -> list[_Shape]:
+def _shapes(
+    words: TellingWords, moment: Moment, safety: Safety, slots: dict[str, Slot]
+) -> list[list[_Shape]]:
+    """The frames to try, in order (the next list when none of one can be written)."""
     if moment.kind == "tell.intro":
-        return _list("intro", words.intro)
+        return [_list("intro", words.intro)]
     if moment.kind == "tell.conclusion":
-        return _list("ending", words.endings)
+        return [_list("ending", words.endings)]
     material = [m for m in (_caption(moment), thing_of(moment.card)) if m]
     topics = [t for t in (*moment.topics, moment.kind.split(".")[0]) if t]
     kinds = {moment.kind, moment.kind.split(".")[0]}
     topic_keys = [k for t in topics for k in words.safety.kind_topics.get(t, [])]
     if moment.actor is not None and safety.veiled_moment(material, topic_keys):
-        return _list("fade", words.fade)
+        return [_list("fade", words.fade)]
     base = "play_card" if moment.kind.startswith("card.") else None
-    return [
+    general = [
         _Shape(f.id, f.text, f.weight)
         for f in words.frames
         if f.kinds is None or base in f.kinds or kinds & set(f.kinds)
     ]
+    linked = []
+    if "route_kind" in slots:
+        linked.append(_list("journey", words.journey))
+    if moment.kind in ONWARD:
+        linked.append(_list("onward", words.onward))
+    if moment.kind == STEP + ".meanwhile":
+        linked.append(_list("meanwhile", words.meanwhile))
+    return [*linked, general]
 
 
 # --------------------------------------------------------------------------- slots
 
 
-def _names_and_places() -> set[str]:
+@cache
+def _names_and_places() -> frozenset[str]:
+    """The stems of every character's and space's name (built once: the content is fixed)."""
     c = load_content()
     names = [ch.name for ch in c.characters] + [s.name for s in c.map.spaces]
-    return {stem(w) for n in names for w in words_of(n)}
+    return frozenset(stem(w) for n in names for w in words_of(n))
 
 
 def _person(character: str, safety: Safety) -> Person:
@@ -253,7 +393,8 @@ def _person(character: str, safety: Safety) -> Person:
     chosen = next((o for o in options if safety.allows(o)), options[-1])
     if chosen.startswith("The "):
         chosen = "the " + chosen[4:]
-    return Person(chosen, words.characters[character].pronoun)
+    plural = load_content().character(character).plural
+    return Person(chosen, words.characters[character].pronoun, plural)
 
 
 def _place(space: str | None, safety: Safety) -> str | None:
@@ -308,6 +449,11 @@ def _slots(state: WinterState, moment: Moment, safety: Safety) -> dict[str, Slot
         s["target_subj"], s["target_pos"] = forms.subj, forms.pos
     if moment.others:
         s["other"] = _person(moment.others[0], safety)
+    if moment.met is not None:
+        s["met"] = _person(moment.met, safety)
+    s["winter_master"] = _person(WINTER_MASTER, safety)
+    if moment.actor is not None and not (moment.card or moment.kind.startswith("tell")):
+        s.update(_route(moment, safety))
     place = _place(moment.place, safety)
     s["place"] = s["place_name"] = place
     s["to"] = s["to_name"] = _place(moment.to, safety)
@@ -345,6 +491,41 @@ def _slots(state: WinterState, moment: Moment, safety: Safety) -> dict[str, Slot
     if moment.context != "quest":
         filled.pop("quest_stake", None)
     return filled
+
+
+def _route(moment: Moment, safety: Safety) -> dict[str, Slot]:
+    """The untold steps of the actor's walk, as the slots of a journey passage: the kind
+    of route (:data:`~engines.winter_tales.telling.words.ROUTES`) and the places it went
+    through, leaving out where the actor stands and is going (the passage names those).
+
+    >>> walk = ("mad_hatter_asylum", "soot_square", "statue_square", "soot_square",
+    ...         "mad_hatter_asylum", "soot_square")
+    >>> m = Moment(kind="done.activation", seat=0, faction="winter", actor="candlewick",
+    ...            place="soot_square", route=walk)
+    >>> _route(m, Safety.of([], [], []))
+    {'route_kind': 'turns', 'route': 'Mad Hatter Asylum and Statue Square'}
+    >>> _route(Moment(kind="done.activation", seat=0, faction="winter", actor="candlewick",
+    ...        place="soot_square", visited=("statue_square", "mad_hatter_asylum"),
+    ...        route=("statue_square", "soot_square")), Safety.of([], [], []))
+    {'route_kind': 'back', 'route': 'Statue Square'}
+    >>> _route(Moment(kind="done.activation", seat=0,
+    ...        faction="winter", actor="candlewick", place="soot_square",
+    ...        route=("soot_square",)), Safety.of([], [], []))
+    {'route_kind': 'step'}
+    """
+    if not moment.route:
+        return {}
+    here = {moment.place, moment.to}
+    seen = list(dict.fromkeys(moment.route))
+    places = [p for p in seen if p not in here]
+    if not places:
+        return {"route_kind": "step"}
+    names = _and_list([_place(p, safety) or "" for p in places[-ROUTE_PLACES:]])
+    if len(moment.route) > len(seen) and len(places) >= 2:
+        return {"route_kind": "turns", "route": names}
+    if len(moment.route) > len(seen) or set(places) & set(moment.visited):
+        return {"route_kind": "back", "route": names}
+    return {"route_kind": "through", "route": names}
 
 
 def _quests_on_board(state: WinterState) -> str | None:
@@ -413,6 +594,8 @@ def _ending(state: WinterState, safety: Safety) -> dict[str, Slot]:
                 deed=state.story.deeds[fig.id][-1],
             )
             d = _deed(moment, safety)
+            if d is not None and any(goal in d for goal, _thing in won):
+                continue  # "they won a great artefact; Alice had made a great artefact..."
             if d is not None:
                 deed = f"{_person(fig.id, safety).name} had {d}"
                 if len("; ".join([*deeds, deed])) <= DEEDS_CHARS:
