@@ -270,8 +270,15 @@ class HandMessages:
                 show, live, priority = True, bool(news.legal), TIDY
             else:
                 # Someone else changed what only this seat sees (the seat's own move
-                # is on the panel it was made on).
-                show, live, priority = (news.changed or bool(latest)) and not own, False, RECORD
+                # is on the panel it was made on). A seat that this very move asks to
+                # act is pinged in the channel and sees its secrets on the panel the
+                # ping brings it to (its record says which move it shows): only news in
+                # words, or a change to a seat left waiting, which would learn it
+                # nowhere else, earns the record an edit. (A draft's packs change for
+                # the next picker on every pick: an edit each was a bot-token request
+                # per pick.)
+                told = bool(latest) or (news.changed and not news.legal)
+                show, live, priority = told and not own, False, RECORD
             result = None
             # A repeat delivery of the same outbox (after a crash) finds its messages by
             # their nonces instead of sending them twice.
