@@ -87,6 +87,18 @@ def severe_logs(driver: Any) -> list[str]:
     return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
 
 
+def without_a_board(server: FakeServer) -> None:
+    """From now on the server's states are those of a game with no board of its own, so
+    the facts panel (board/facts.js) shows them: the fake table is Fairy Tale Inn's, which
+    has its own board (tests/web/test_board_fairy_tale_inn.py tests that)."""
+    plain = server.state
+
+    def state(lines: list[str] | None = None) -> dict[str, Any]:
+        return {**plain(lines), "game": "a-game-without-a-board"}
+
+    server.state = state  # type: ignore[method-assign]
+
+
 # --------------------------------------------------------------------------- signing in
 
 
@@ -194,6 +206,9 @@ def test_state_shows_seats_menus_and_facts(browser: Any, server: FakeServer) -> 
                       "Name your inn", "Look at the rules"]
     assert button(driver, "rules").get_attribute("disabled") is not None
     # The facts board: a definition list of the view, and the per-seat lists seat by seat.
+    without_a_board(server)
+    server.push(server.state())
+    wait_until(lambda: all_css(driver, ".facts-list > .fact"), what="the facts panel")
     terms = [dt.text for dt in all_css(driver, ".facts-list > .fact > dt")]
     assert "Bag count" in terms and "Guest list" in terms and "Phase" in terms
     assert "Seat" not in terms and "Prompt" not in terms
@@ -339,6 +354,7 @@ def test_a_refused_session_is_renewed_once(browser: Any, server: FakeServer) -> 
 
 
 def test_an_older_state_does_not_replace_a_newer_one(browser: Any, server: FakeServer) -> None:
+    without_a_board(server)
     driver = browser(PHONE)
     open_table(driver, server)
     newer = server.state()
@@ -427,6 +443,7 @@ def test_touch_targets_are_44_px_and_labelled(browser: Any, server: FakeServer) 
 
 
 def test_an_update_moves_nothing_on_the_page(browser: Any, server: FakeServer) -> None:
+    without_a_board(server)
     driver = browser(PHONE)
     open_table(driver, server)
     driver.execute_script("""

@@ -14,9 +14,16 @@
 //
 // To add a board: write board/<game>.js exporting draw, import it here and add it to BOARDS.
 import { drawFacts } from './facts.js';
+import { draw as drawWinter } from './winter-tales.js';
+import { draw as drawInn } from './fairy-tale-inn.js';
+import { draw as drawTreasure } from './treasure.js';
+import { draw as drawPocket } from './pocket.js';
 
 const BOARDS = new Map([
-  // ['fairy-tale-inn', drawInn],
+  ['winter-tales', drawWinter],
+  ['pocket', drawPocket],
+  ['fairy-tale-inn', drawInn],
+  ['treasure', drawTreasure],
 ]);
 
 export const GAME_NAMES = {
