@@ -17,7 +17,9 @@
 // one column) and wide (720 units: the inn on the left, players and Guest List on the
 // right). Every text is at least 10.5 units, so at least 9 CSS px from a 336 px wide board
 // (a 360 px phone) up. The SVG's height is fixed by the layout, so no update moves the page.
-import { ensureSvg, svg } from './svg.js';
+import { ensureSvg, setTarget as markTarget, svg } from './svg.js';
+
+const setTarget = (g, choice, st) => markTarget(g, choice, () => st.ctx, 'inn');
 
 // ----------------------------------------------------------------------------- colours
 // From renderers/common.py (the colour-vision checked palette the pictures use).
@@ -381,36 +383,6 @@ function fullColumns(view) {
 
 // ----------------------------------------------------------------------------- targets
 
-/** Make g a touch target for choice (or stop it being one when choice is null). */
-function setTarget(g, choice, st) {
-  const hl = g.querySelector(':scope > .inn-hl');
-  if (choice) {
-    g.setAttribute('role', 'button');
-    g.setAttribute('tabindex', '0');
-    g.setAttribute('aria-label', String(choice.label ?? choice.code));
-    g.dataset.code = String(choice.code);
-    g.classList.add('inn-target');
-    hl?.removeAttribute('display');
-  } else {
-    g.removeAttribute('role');
-    g.removeAttribute('tabindex');
-    g.removeAttribute('aria-label');
-    delete g.dataset.code;
-    g.classList.remove('inn-target');
-    hl?.setAttribute('display', 'none');
-  }
-  if (!g.dataset.wired) {
-    g.dataset.wired = '1';
-    const go = () => { if (g.dataset.code) st.ctx?.choose(g.dataset.code); };
-    g.addEventListener('click', go);
-    g.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter' || event.key === ' ' || event.key === 'Spacebar') {
-        event.preventDefault();
-        go();
-      }
-    });
-  }
-}
 
 // ----------------------------------------------------------------------------- building
 

@@ -27,3 +27,39 @@ export function ensureSvg(container, { viewBox, label }) {
   root.querySelector('title').textContent = label;
   return root;
 }
+
+/**
+ * Make g a touch target for choice, or stop it being one (choice null): role button,
+ * focusable, labelled with the choice's words, its highlight (the child `.${prefix}-hl`)
+ * shown, and a tap, Enter or Space playing the choice of the latest state (getCtx()).
+ * Wired once per element, so an update in place never adds a second listener.
+ */
+export function setTarget(g, choice, getCtx, prefix) {
+  const hl = g.querySelector(`:scope > .${prefix}-hl`);
+  if (choice) {
+    g.setAttribute('role', 'button');
+    g.setAttribute('tabindex', '0');
+    g.setAttribute('aria-label', String(choice.label ?? choice.code));
+    g.dataset.code = String(choice.code);
+    g.classList.add(`${prefix}-target`);
+    hl?.removeAttribute('display');
+  } else {
+    g.removeAttribute('role');
+    g.removeAttribute('tabindex');
+    g.removeAttribute('aria-label');
+    delete g.dataset.code;
+    g.classList.remove(`${prefix}-target`);
+    hl?.setAttribute('display', 'none');
+  }
+  if (!g.dataset.wired) {
+    g.dataset.wired = '1';
+    const go = () => { if (g.dataset.code) getCtx()?.choose(g.dataset.code); };
+    g.addEventListener('click', go);
+    g.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' || event.key === ' ' || event.key === 'Spacebar') {
+        event.preventDefault();
+        go();
+      }
+    });
+  }
+}

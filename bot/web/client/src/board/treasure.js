@@ -16,7 +16,9 @@
 // One layout, 360 units wide, every text at least 10.5 units (9 CSS px from a 336 px wide
 // board up); on a wide screen it is shown at most 560 px wide (app.css). Its height is
 // fixed by the view's shape (the path's length, the number of children).
-import { ensureSvg, svg } from './svg.js';
+import { ensureSvg, setTarget as markTarget, svg } from './svg.js';
+
+const setTarget = (g, choice, st) => markTarget(g, choice, () => st.ctx, 'tr');
 
 // From renderers/common.py (the colour-vision checked palette the pictures use).
 const BG = '#313338';
@@ -193,35 +195,6 @@ function wrapText(el, words, maxWidth, maxLines, lineHeight, middle = true) {
 
 // ----------------------------------------------------------------------------- targets
 
-function setTarget(g, choice, st) {
-  const hl = g.querySelector(':scope > .tr-hl');
-  if (choice) {
-    g.setAttribute('role', 'button');
-    g.setAttribute('tabindex', '0');
-    g.setAttribute('aria-label', String(choice.label ?? choice.code));
-    g.dataset.code = String(choice.code);
-    g.classList.add('tr-target');
-    hl?.removeAttribute('display');
-  } else {
-    g.removeAttribute('role');
-    g.removeAttribute('tabindex');
-    g.removeAttribute('aria-label');
-    delete g.dataset.code;
-    g.classList.remove('tr-target');
-    hl?.setAttribute('display', 'none');
-  }
-  if (!g.dataset.wired) {
-    g.dataset.wired = '1';
-    const go = () => { if (g.dataset.code) st.ctx?.choose(g.dataset.code); };
-    g.addEventListener('click', go);
-    g.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter' || event.key === ' ' || event.key === 'Spacebar') {
-        event.preventDefault();
-        go();
-      }
-    });
-  }
-}
 
 // ----------------------------------------------------------------------------- layout
 
