@@ -78,6 +78,8 @@ class HandMessages:
 
     PANELS = 10_000
     """Panels whose picture is remembered (to leave an unchanged picture as it is)."""
+    DRAWN_BYTES = 48 * 2**20
+    """Private pictures kept once drawn, in bytes at most (the oldest go first)."""
 
     def __init__(self, client: discord.Client, store: Store, pictures: Pictures,
                  dms: DirectMessages, courier: Courier) -> None:
@@ -89,6 +91,9 @@ class HandMessages:
         self._locks: dict[tuple[str, int], asyncio.Lock] = {}
         self._panels: OrderedDict[int, str] = OrderedDict()
         """panel message id -> the picture signature it shows."""
+        self._drawn: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
+        """(table, seat, names, picture key) -> the private picture drawn for it."""
+        self._drawn_bytes = 0
         self._live_at: dict[tuple[str, int], int] = {}
         """(table, user) -> the version at which the player's Refresh made their DM live:
         a record of that version or older, still on its way, must not overwrite it."""
@@ -112,7 +117,29 @@ class HandMessages:
         return text, menus, signature, digest(ui.hand_picture_key(news.view))
 
     async def _picture(self, info: TableInfo, view: Any) -> bytes | None:
-        return await self.pictures.render_png(info.game_id, view, info, private=True)
+        """The seat's private picture, drawn once for what it shows: a panel opened for
+        every decision (Take your turn), a Refresh and the DM record of the same hand
+        share one drawing. The key is what the hand's picture signature already trusts
+        (``hand_picture_key``), with the table, the seat and the names it shows."""
+        try:
+            key = (info.id, getattr(view, "seat", None),
+                   tuple(s.name for s in info.seats),
+                   digest(get_ui(info.game_id).hand_picture_key(view)))
+        except Exception:
+            log.debug("no picture key for table %s", info.id, exc_info=True)
+            return await self.pictures.render_png(info.game_id, view, info, private=True)
+        png = self._drawn.get(key)
+        if png is not None:
+            self._drawn.move_to_end(key)
+            return png
+        png = await self.pictures.render_png(info.game_id, view, info, private=True)
+        if png is not None:
+            self._drawn[key] = png
+            self._drawn_bytes += len(png)
+            while self._drawn_bytes > self.DRAWN_BYTES and self._drawn:
+                _old, dropped = self._drawn.popitem(last=False)
+                self._drawn_bytes -= len(dropped)
+        return png
 
     @staticmethod
     def _components(info: TableInfo, menus: list[Menu]) -> discord.ui.View | None:
