@@ -17,7 +17,7 @@
 // one column) and wide (720 units: the inn on the left, players and Guest List on the
 // right). Every text is at least 10.5 units, so at least 9 CSS px from a 336 px wide board
 // (a 360 px phone) up. The SVG's height is fixed by the layout, so no update moves the page.
-import { ensureSvg, setTarget as markTarget, svg } from './svg.js';
+import { ensureSvg, fitText, measure, setTarget as markTarget, svg } from './svg.js';
 
 const setTarget = (g, choice, st) => markTarget(g, choice, () => st.ctx, 'inn');
 
@@ -268,24 +268,7 @@ function layout(kind, columns, rows, slots) {
 
 // ----------------------------------------------------------------------------- text helpers
 
-function measure(el) {
-  try { return el.getComputedTextLength(); } catch { return 0; }
-}
 
-/** Set el's text to text, cut with an ellipsis to fit maxWidth (when the browser can measure). */
-function fitText(el, text, maxWidth) {
-  if (el.dataset.full === text && el.dataset.max === String(maxWidth)) return;
-  el.dataset.full = text;
-  el.dataset.max = String(maxWidth);
-  el.textContent = text;
-  if (measure(el) <= maxWidth) return;
-  let cut = text.length;
-  while (cut > 1) {
-    cut -= 1;
-    el.textContent = `${text.slice(0, cut).trimEnd()}…`;
-    if (measure(el) <= maxWidth) return;
-  }
-}
 
 /** Words in at most maxLines tspans of el, each at most maxWidth wide (the last one cut). */
 function wrapText(el, text, maxWidth, maxLines, lineHeight) {

@@ -63,3 +63,21 @@ export function setTarget(g, choice, getCtx, prefix) {
     });
   }
 }
+
+/** The rendered width of an SVG text element (0 where the browser cannot measure it). */
+export function measure(el) {
+  try { return el.getComputedTextLength(); } catch { return 0; }
+}
+
+/** Set el's text to text, cut with an ellipsis to fit maxWidth (when the browser can measure). */
+export function fitText(el, text, maxWidth) {
+  if (el.dataset.full === text && el.dataset.max === String(maxWidth)) return;
+  el.dataset.full = text;
+  el.dataset.max = String(maxWidth);
+  el.textContent = text;
+  let cut = text.length;
+  while (cut > 1 && measure(el) > maxWidth) {
+    cut -= 1;
+    el.textContent = `${text.slice(0, cut).trimEnd()}…`;
+  }
+}

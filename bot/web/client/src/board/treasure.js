@@ -16,7 +16,7 @@
 // One layout, 360 units wide, every text at least 10.5 units (9 CSS px from a 336 px wide
 // board up); on a wide screen it is shown at most 560 px wide (app.css). Its height is
 // fixed by the view's shape (the path's length, the number of children).
-import { ensureSvg, setTarget as markTarget, svg } from './svg.js';
+import { ensureSvg, fitText, measure, setTarget as markTarget, svg } from './svg.js';
 
 const setTarget = (g, choice, st) => markTarget(g, choice, () => st.ctx, 'tr');
 
@@ -143,21 +143,7 @@ function gate(cx, cy, r) {
 
 // ----------------------------------------------------------------------------- text
 
-function measure(el) {
-  try { return el.getComputedTextLength(); } catch { return 0; }
-}
 
-function fitText(el, words, maxWidth) {
-  if (el.dataset.full === words && el.dataset.max === String(maxWidth)) return;
-  el.dataset.full = words;
-  el.dataset.max = String(maxWidth);
-  el.textContent = words;
-  let cut = words.length;
-  while (cut > 1 && measure(el) > maxWidth) {
-    cut -= 1;
-    el.textContent = `${words.slice(0, cut).trimEnd()}…`;
-  }
-}
 
 /** words in tspans of el at most maxWidth wide, at most maxLines (the last cut), centred on
  * el's y when middle, else from it down. */
