@@ -92,9 +92,9 @@ def _rows(path: Path, sql: str) -> list[tuple]:
 
 async def test_pragmas_and_migrations(sqlite_store: SqliteStore, tmp_path: Path) -> None:
     store = sqlite_store
-    assert LATEST == 6 and [m.version for m in MIGRATIONS] == [1, 2, 3, 4, 5, 6]
-    assert await store.applied_migrations() == [1, 2, 3, 4, 5, 6]
-    assert store.applied_at_open == (1, 2, 3, 4, 5, 6)
+    assert LATEST == 7 and [m.version for m in MIGRATIONS] == [1, 2, 3, 4, 5, 6, 7]
+    assert await store.applied_migrations() == [1, 2, 3, 4, 5, 6, 7]
+    assert store.applied_at_open == (1, 2, 3, 4, 5, 6, 7)
     async with store.db.execute("PRAGMA journal_mode") as cur:
         assert (await cur.fetchone())[0] == "wal"
     async with store.db.execute("PRAGMA foreign_keys") as cur:
@@ -109,8 +109,8 @@ async def test_pragmas_and_migrations(sqlite_store: SqliteStore, tmp_path: Path)
 
 
 async def test_migrations_are_recorded(store: Store, backend: Backend) -> None:
-    assert await store.applied_migrations() == [1, 2, 3, 4, 5, 6]
-    assert store.applied_at_open == (1, 2, 3, 4, 5, 6)  # type: ignore[attr-defined]
+    assert await store.applied_migrations() == [1, 2, 3, 4, 5, 6, 7]
+    assert store.applied_at_open == (1, 2, 3, 4, 5, 6, 7)  # type: ignore[attr-defined]
     recorded = await backend.rows(store, "SELECT version, name FROM migrations ORDER BY version")
     assert recorded == [(m.version, m.name) for m in MIGRATIONS]
     for table in ("tables", "actions", "events", "outbox", "hand_messages", "turn_messages",
@@ -124,7 +124,7 @@ async def test_second_open_applies_nothing(store: Store, backend: Backend) -> No
     await again.open()
     try:
         assert again.applied_at_open == ()  # type: ignore[attr-defined]
-        assert await again.applied_migrations() == [1, 2, 3, 4, 5, 6]
+        assert await again.applied_migrations() == [1, 2, 3, 4, 5, 6, 7]
     finally:
         await again.close()
     assert await backend.rows(store, "SELECT * FROM migrations ORDER BY version") == before
@@ -135,9 +135,9 @@ async def test_concurrent_opens_of_a_new_database_migrate_once(backend: Backend)
     await asyncio.gather(*(s.open() for s in stores))
     try:
         applied = [v for s in stores for v in s.applied_at_open]  # type: ignore[attr-defined]
-        assert sorted(applied) == [1, 2, 3, 4, 5, 6]  # each migration applied by exactly one opener
+        assert sorted(applied) == [1, 2, 3, 4, 5, 6, 7]  # each applied by exactly one opener
         for s in stores:
-            assert await s.applied_migrations() == [1, 2, 3, 4, 5, 6]
+            assert await s.applied_migrations() == [1, 2, 3, 4, 5, 6, 7]
         # All of them work on the one schema.
         await stores[0].create_table(_rec())
         got = await stores[2].get_table("t1")
@@ -241,8 +241,8 @@ async def test_old_database_is_adopted_with_its_side_tables(tmp_path: Path) -> N
     s = SqliteStore(path)
     await s.open()
     try:
-        assert s.applied_at_open == (1, 2, 3, 4, 5, 6)
-        assert await s.applied_migrations() == [1, 2, 3, 4, 5, 6]
+        assert s.applied_at_open == (1, 2, 3, 4, 5, 6, 7)
+        assert await s.applied_migrations() == [1, 2, 3, 4, 5, 6, 7]
         w1 = await s.get_table("w1")
         assert w1 is not None
         assert (w1.status, w1.version, w1.options, w1.state) == ("playing", 3, {"x": 1},
@@ -278,7 +278,7 @@ async def test_old_database_without_side_tables_is_adopted(tmp_path: Path) -> No
     s = SqliteStore(path)
     await s.open()
     try:
-        assert await s.applied_migrations() == [1, 2, 3, 4, 5, 6]
+        assert await s.applied_migrations() == [1, 2, 3, 4, 5, 6, 7]
         w1 = await s.get_table("w1")
         assert w1 is not None and w1.settings == {} and w1.version == 3
         assert await s.all_hand_messages_showing_choices() == []

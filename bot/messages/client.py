@@ -328,6 +328,10 @@ class FabletopBot(commands.Bot):
         self.delivery = Delivery(self, self.service.store, renderer=self._renderer,
                                  pool=self._pool, turns=self.service.turns,
                                  requests_per_second=self.settings.requests_share)
+        if self.settings.activity:
+            # Who has a board open in the Activity (any process's): their moves need no
+            # picture in Discord.
+            self.delivery.pictures.watching = self.service.presence.watching
         self.turns = TurnController(self.service, self.delivery)
         # Buttons on any earlier message (even before a restart) find their handler
         # by custom_id pattern; the table itself comes from the store.

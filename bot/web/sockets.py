@@ -105,10 +105,14 @@ class SocketHandler:
         viewer = Viewer(user_id=who.user_id, channel_id=who.channel_id, send=ws.send_str)
         bucket = self._buckets.setdefault(who.user_id, Bucket(self.rate))
         self.viewers.join(viewer)
+        # The Discord delivery (maybe another process's) leaves the pictures out while
+        # everyone seated at the table has the board open here.
+        self.service.presence.enter(who.channel_id, who.user_id)
         log.info("web board opened: user %s, channel %s", who.user_id, who.channel_id)
         try:
             await self._serve(ws, viewer, bucket)
         finally:
+            self.service.presence.leave(who.channel_id, who.user_id)
             await self.viewers.leave(viewer)
             if not self.viewers.open_sockets(who.user_id):
                 self._buckets.pop(who.user_id, None)
@@ -224,6 +228,9 @@ class SocketHandler:
                           viewer.user_id, table_id, ref)
             return refused(msg.id, f"{TRY_AGAIN} (Reference {ref}.)")
         if isinstance(result, Outbox):
+            # The board's viewers have it from the watcher; the channel's messages (for
+            # the people on Discord) come from the listeners, as for an AI's move.
+            self.service.publish(result)
             log.info("web move: user %s, table %s, version %s", viewer.user_id, table_id,
                      result.version)
             return None

@@ -5,6 +5,7 @@ over REST, the socket) from the same process and table service."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 from pathlib import Path
@@ -96,6 +97,115 @@ async def test_open_the_board_launches_the_activity_and_the_board_plays(
             assert assert_web_views_hidden(bot.db_path, emu.channel.id, {bob.id: [state]}) == 1
             bot.assert_log_clean()
             assert emu.client_secret not in bot.log()
+        except BaseException:
+            print(f"--- bot log ---\n{bot.log()[-6000:]}")
+            raise
+        finally:
+            await stop_quietly(bot)
+
+
+async def _board(http: aiohttp.ClientSession, base: str, emu: Emulator, person: object
+                 ) -> aiohttp.ClientWebSocketResponse:
+    """``person``'s board of the emulator's channel, signed in as the page does."""
+    headers = {"Origin": ORIGIN}
+    async with http.post(base + "/api/token", headers=headers,
+                         json={"code": emu.authorization_code(person)}) as resp:
+        token = (await resp.json())["access_token"]
+    async with http.post(base + "/api/session",
+                         headers={**headers, "Authorization": f"Bearer {token}"},
+                         json={"channel_id": str(emu.channel.id),
+                               "guild_id": str(emu.guild.id)}) as resp:
+        assert resp.status == 200, await resp.text()
+        session = (await resp.json())["session"]
+    ws = await http.ws_connect(base + "/api/ws", headers=headers)
+    await ws.send_str(json.dumps({"type": "hello", "session": session,
+                                  "channel_id": str(emu.channel.id), "version": None}))
+    return ws
+
+
+async def _next_state(ws: aiohttp.ClientWebSocketResponse, newer_than: int
+                      ) -> dict[str, object]:
+    while True:
+        msg = json.loads((await ws.receive(timeout=10)).data)
+        if msg["type"] == "state" and int(msg["version"]) > newer_than:
+            return msg  # type: ignore[no-any-return]
+
+
+async def _touch(ws: aiohttp.ClientWebSocketResponse, state: dict[str, object]
+                 ) -> dict[str, object]:
+    """Play the first enabled choice of ``state`` on the board, through its steps; the
+    state it leads to."""
+    menus: list[dict[str, object]] = state["menus"]  # type: ignore[assignment]
+    version = state["version"]
+    choices = [c for m in menus for c in m["choices"] if not c["disabled"]]  # type: ignore[attr-defined]
+    code = choices[0]["code"]
+    for request in range(1, 9):
+        await ws.send_str(json.dumps({"type": "choose", "id": request, "version": version,
+                                      "code": code}))
+        while True:
+            msg = json.loads((await ws.receive(timeout=10)).data)
+            if msg["type"] in ("menu", "state", "refused"):
+                break
+        if msg["type"] == "state":
+            return msg  # type: ignore[no-any-return]
+        assert msg["type"] == "menu", msg
+        code = next(c["code"] for c in msg["menu"]["choices"] if not c["disabled"])
+    raise AssertionError("no move after eight steps")
+
+
+def _board_uploads(emu: Emulator) -> int:
+    return sum(1 for a in emu.uploaded if a.filename == "board.png")
+
+
+async def test_moves_seen_in_the_activity_draw_no_channel_picture_until_someone_leaves(
+        tmp_path: Path) -> None:
+    """Both people at the table have the board open: their moves still reach the channel
+    in words, with no picture (nobody outside the Activity would see it); once one of them
+    closes the board, the next move brings the picture back."""
+    async with Emulator(rate_limits=MACHINE_SPEED_LIMITS) as emu:
+        port = free_port()
+        bot = BotProcess(emu, tmp_path, WEB_PORT=str(port), WEB_HOST="127.0.0.1",
+                         DISCORD_CLIENT_ID=str(emu.application_id),
+                         DISCORD_CLIENT_SECRET=emu.client_secret, WEB_ORIGINS=ORIGIN,
+                         WEB_SESSION_SECRET="")
+        try:
+            await bot.start()
+            alice, bob = emu.user("alice"), emu.user("bob")
+            await alice.slash("/table new", game="fairy-tale-inn")
+            await bob.slash("/table join")
+            await alice.slash("/table start")
+            await emu.wait_for(lambda: latest_with_buttons(emu), 10, "a turn message")
+            await emu.settle()
+            assert _board_uploads(emu) >= 1  # the start, before anyone opened the board
+            base = f"http://127.0.0.1:{port}"
+            async with aiohttp.ClientSession() as http:
+                boards = [await _board(http, base, emu, p) for p in (alice, bob)]
+                states = [await _next_state(ws, -1) for ws in boards]
+                before, messages_before = _board_uploads(emu), len(emu.channel.visible)
+                version = int(states[0]["version"])  # type: ignore[arg-type]
+                for _ in range(4):
+                    mover = next(i for i, s in enumerate(states) if s["menus"])
+                    moved = await _touch(boards[mover], states[mover])
+                    states = [moved if i == mover else await _next_state(ws, version)
+                              for i, ws in enumerate(boards)]
+                    version = int(states[0]["version"])  # type: ignore[arg-type]
+                await emu.settle()
+                assert _board_uploads(emu) == before  # four moves, no picture drawn
+                # The channel still tells the moves, in words, for anyone reading along.
+                assert len(emu.channel.visible) > messages_before
+                turn = await emu.wait_for(lambda: latest_with_buttons(emu), 10, "turn")
+                assert not turn.attachments
+                # The one not to act closes the board; the mover plays on in the Activity.
+                mover = next(i for i, s in enumerate(states) if s["menus"])
+                await boards[1 - mover].close()
+                await asyncio.sleep(0.3)  # the socket's close reaches the server
+                await _touch(boards[mover], states[mover])
+                await emu.wait_for(lambda: _board_uploads(emu) > before or None, 10,
+                                   "the picture back in the channel")
+                await boards[mover].close()
+            await emu.settle()
+            assert_no_hidden_information(emu, bot.db_path, emu.channel.id)
+            bot.assert_log_clean()
         except BaseException:
             print(f"--- bot log ---\n{bot.log()[-6000:]}")
             raise

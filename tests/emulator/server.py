@@ -229,6 +229,8 @@ class Emulator:
         self.guilds: dict[int, Guild] = {}
         self.channels: dict[int, Channel] = {}
         self.messages: dict[int, Message] = {}
+        self.uploaded: list[Attachment] = []
+        """Every file uploaded, in order (a picture re-sent counts again)."""
         self.nonces: dict[tuple[int, str], tuple[Message, float]] = {}
         self.nonce_hits = 0
         """Sends answered with an earlier message because of ``enforce_nonce``."""
@@ -1200,6 +1202,7 @@ class Emulator:
                     entry.get("description"),
                 )
             )
+            self.uploaded.append(out[-1])
         return out
 
     def _new_message(

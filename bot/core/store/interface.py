@@ -480,3 +480,22 @@ class Store(abc.ABC):
     @abc.abstractmethod
     async def set_dm_closed(self, user_id: int, closed: bool) -> None: ...
 
+    # -- the Activity ---------------------------------------------------------------
+
+    @abc.abstractmethod
+    async def save_presence(self, owner: str, present: Sequence[tuple[int, int]]) -> None:
+        """In one transaction: the ``(channel_id, user_id)`` pairs that have the Activity
+        open in the process ``owner`` become exactly ``present``, stamped now (its other
+        rows go)."""
+
+    @abc.abstractmethod
+    async def present_in(self, channel_id: int, since: datetime) -> set[int]:
+        """The users any process has said, at ``since`` or later, have the channel's
+        Activity open."""
+
+    @abc.abstractmethod
+    async def table_revisions(self, table_ids: Sequence[str]
+                              ) -> dict[str, tuple[int, int]]:
+        """``(version, revision)`` of each of these tables that exists, as stored (one
+        read for all): the revision grows with every write of the row, a lobby change
+        included."""

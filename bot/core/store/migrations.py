@@ -239,9 +239,28 @@ _AI_TURNS = Migration(
     ),
 )
 
+_ACTIVITY_PRESENCE = Migration(
+    7,
+    "who has the Activity open",
+    (
+        # Who has a channel's board open in the Activity, one row per person and serving
+        # process (``owner``), stamped by that process's heartbeat: the process that
+        # delivers the table's messages (maybe another) skips the pictures nobody outside
+        # the Activity would see. A row whose stamp is old belongs to a dead process.
+        """CREATE TABLE activity_presence (
+            channel_id INTEGER NOT NULL,
+            user_id    INTEGER NOT NULL,
+            owner      TEXT NOT NULL,
+            seen_at    TEXT NOT NULL,
+            PRIMARY KEY (channel_id, user_id, owner)
+        )""",
+        "CREATE INDEX activity_presence_owner ON activity_presence (owner)",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     _INITIAL, _OUTBOX_AND_MESSAGES, _REVISIONS_AND_LEASES, _SERVERS_AND_RESULTS, _JOURNALS,
-    _AI_TURNS)
+    _AI_TURNS, _ACTIVITY_PRESENCE)
 """Every migration, in version order (versions 1, 2, ... without gaps)."""
 
 LATEST = MIGRATIONS[-1].version

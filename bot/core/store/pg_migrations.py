@@ -211,9 +211,24 @@ _AI_TURNS = Migration(
     ),
 )
 
+_ACTIVITY_PRESENCE = Migration(
+    7,
+    "who has the Activity open",
+    (
+        """CREATE TABLE activity_presence (
+            channel_id BIGINT NOT NULL,
+            user_id    BIGINT NOT NULL,
+            owner      TEXT COLLATE "C" NOT NULL,
+            seen_at    TIMESTAMPTZ NOT NULL,
+            PRIMARY KEY (channel_id, user_id, owner)
+        )""",
+        "CREATE INDEX activity_presence_owner ON activity_presence (owner)",
+    ),
+)
+
 PG_MIGRATIONS: tuple[Migration, ...] = (
     _INITIAL, _OUTBOX_AND_MESSAGES, _REVISIONS_AND_LEASES, _SERVERS_AND_RESULTS, _JOURNALS,
-    _AI_TURNS)
+    _AI_TURNS, _ACTIVITY_PRESENCE)
 """Every PostgreSQL migration, in version order: those of SQLite, one for one."""
 
 if [(m.version, m.name) for m in PG_MIGRATIONS] != [

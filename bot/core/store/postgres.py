@@ -887,3 +887,33 @@ class PostgresStore(Store):
             )
         else:
             await self._execute("DELETE FROM dm_closed WHERE user_id = $1", user_id)
+
+    # -- the Activity ---------------------------------------------------------------
+
+    async def save_presence(self, owner: str, present: Sequence[tuple[int, int]]) -> None:
+        now = _ts(self.clock())
+        rows = [(int(c), int(u), owner, now) for c, u in dict.fromkeys(present)]
+
+        async def work(conn: Connection) -> None:
+            await conn.execute("DELETE FROM activity_presence WHERE owner = $1", owner)
+            if rows:
+                await conn.executemany(
+                    "INSERT INTO activity_presence (channel_id, user_id, owner, seen_at)"
+                    " VALUES ($1, $2, $3, $4)", rows)
+
+        await self._write(work)
+
+    async def present_in(self, channel_id: int, since: datetime) -> set[int]:
+        rows = await self._fetch("SELECT user_id FROM activity_presence"
+                                 " WHERE channel_id = $1 AND seen_at >= $2",
+                                 channel_id, _ts(since))
+        return {int(r[0]) for r in rows}
+
+    async def table_revisions(self, table_ids: Sequence[str]
+                              ) -> dict[str, tuple[int, int]]:
+        ids = list(dict.fromkeys(table_ids))
+        if not ids:
+            return {}
+        rows = await self._fetch("SELECT id, version, revision FROM tables"
+                                 " WHERE id = ANY($1::text[])", ids)
+        return {str(r[0]): (int(r[1]), int(r[2])) for r in rows}

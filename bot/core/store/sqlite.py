@@ -836,3 +836,35 @@ class SqliteStore(Store):
                 conn.execute("DELETE FROM dm_closed WHERE user_id = ?", (user_id,))
 
         await self._write(work)
+
+    # -- the Activity ---------------------------------------------------------------
+
+    async def save_presence(self, owner: str, present: Sequence[tuple[int, int]]) -> None:
+        now = _ts(self.clock())
+        rows = [(int(c), int(u), owner, now) for c, u in dict.fromkeys(present)]
+
+        def work(conn: sqlite3.Connection) -> None:
+            conn.execute("DELETE FROM activity_presence WHERE owner = ?", (owner,))
+            conn.executemany("INSERT INTO activity_presence (channel_id, user_id, owner,"
+                             " seen_at) VALUES (?, ?, ?, ?)", rows)
+
+        await self._write(work)
+
+    async def present_in(self, channel_id: int, since: datetime) -> set[int]:
+        rows = await self._fetch("SELECT user_id FROM activity_presence"
+                                 " WHERE channel_id = ? AND seen_at >= ?",
+                                 (channel_id, _ts(since)))
+        return {int(r[0]) for r in rows}
+
+    async def table_revisions(self, table_ids: Sequence[str]
+                              ) -> dict[str, tuple[int, int]]:
+        ids = list(dict.fromkeys(table_ids))
+        found: dict[str, tuple[int, int]] = {}
+        for start in range(0, len(ids), 500):  # SQLite's limit of bound parameters
+            part = ids[start:start + 500]
+            marks = ", ".join("?" * len(part))
+            rows = await self._fetch(f"SELECT id, version, revision FROM tables"
+                                     f" WHERE id IN ({marks})",
+                                     tuple(part))
+            found.update((str(r[0]), (int(r[1]), int(r[2]))) for r in rows)
+        return found

@@ -46,6 +46,7 @@ from bot.core.tables.models import (
     TableStatus,
     Watcher,
 )
+from bot.core.tables.presence import Presence
 from bot.core.tables.stored import stored_state
 from bot.core.tables.texts import outcome_text, status_text
 from engines import game_ids, get_game
@@ -191,6 +192,8 @@ class ServiceBase:
         a burst of clicks never holds up the acknowledgements (bot/core/loop_turns.py)."""
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         """This service's name in the store's leases (unique per process and start)."""
+        self.presence = Presence(store, self.owner, self.clock)
+        """Who has which channel's board open in the Activity, in every process."""
 
     # -- listeners -------------------------------------------------------------
 
@@ -232,6 +235,12 @@ class ServiceBase:
     async def _emit(self, outbox: Outbox) -> None:
         for result in self._notify(outbox):
             await self._finish(outbox, result)
+
+    def publish(self, outbox: Outbox) -> None:
+        """Tell the listeners of a commit a front-end made without a delivery of its own
+        (a move on the Activity's board): the Discord front-end then tells the channel,
+        as it tells an AI's move. Call it as soon as the call that committed returns."""
+        self._emit_soon(outbox)
 
     def _emit_soon(self, outbox: Outbox) -> asyncio.Task[None]:
         """Hand ``outbox`` to the listeners now and finish their work in a task: each

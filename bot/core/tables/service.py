@@ -126,6 +126,7 @@ class TableService(LobbyPart, AIPart, TimersPart):
         for task in tasks:
             with contextlib.suppress(BaseException):
                 await task
+        await self.presence.close()
         await self.store.close()
 
     async def wait_idle(self) -> None:

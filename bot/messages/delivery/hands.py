@@ -368,9 +368,16 @@ class HandMessages:
                 return None
             png = None
             if rec is None or rec.image_sig != image_sig:
-                png = await unless(overtaken, self._picture(info, news.view))
-                if overtaken is not None and overtaken.is_set():
-                    return None  # the newer delivery, right behind, shows the hand
+                if rec is not None and await self.pictures.all_watching(info.channel_id,
+                                                                        [news.user_id]):
+                    # Its player has the board open in the Activity, which shows the
+                    # hand: the record keeps its picture (and its key, so the first
+                    # update after they leave draws it).
+                    image_sig = rec.image_sig
+                else:
+                    png = await unless(overtaken, self._picture(info, news.view))
+                    if overtaken is not None and overtaken.is_set():
+                        return None  # the newer delivery, right behind, shows the hand
             shows = live and _has_choices(menus)
             if rec is not None:
                 done = await self.courier.edit(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
 from bot.core.loop_turns import LoopTurns
@@ -40,6 +40,18 @@ class Pictures:
         """Worker processes for the shipped games' pictures (an injected renderer, a
         test's, is called in a thread instead)."""
         self.turns = turns
+        self.watching: Callable[[int], Awaitable[set[int]]] | None = None
+        """Who has a channel's board open in the Activity (``Presence.watching``), when
+        the Activity is served: their moves need no picture in Discord."""
+
+    async def all_watching(self, channel_id: int, users: Collection[int]) -> bool:
+        """Whether every one of ``users`` (some) has the channel's board open in the
+        Activity, where the browser draws it: a picture for them in Discord would not be
+        seen. The record of what a message shows keeps the older picture's key, so the
+        first update after one of them leaves draws it again."""
+        if self.watching is None or not users:
+            return False
+        return set(users) <= await self.watching(channel_id)
 
     async def render_png(self, game_id: str, view: Any, info: TableInfo | None = None, *,
                          private: bool = False) -> bytes | None:

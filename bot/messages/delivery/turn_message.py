@@ -246,7 +246,13 @@ class TurnMessages:
                      and update.actor is not None
                      and ((update.actor in info.to_act and same_seats) or narrowed)
                      and prev.version < update.version)
-        picture = changed
+        # Everyone seated follows the table in the Activity: its channel messages go on
+        # without pictures (for anyone reading along) until one of them leaves.
+        in_activity = (key is not None and update.kind in ("move", "start")
+                       and not update.finished and await self.pictures.all_watching(
+                           info.channel_id, [s.user_id for s in info.seats
+                                             if s.user_id is not None]))
+        picture = changed and not in_activity
         if picture and same_turn:
             # One more step of the same turn: a new picture only for a person who
             # decides on what changed (.step_pictures); the edit keeps the one it has.
@@ -304,7 +310,7 @@ class TurnMessages:
         verb = "the table is waiting for you" if update.kind == "reminder" else "it's your turn"
         content = _content(lines + whose, pings, verb)
         if (continued and png is None and key is not None and view is not None
-                and not (overtaken is not None and overtaken.is_set())):
+                and not in_activity and not (overtaken is not None and overtaken.is_set())):
             # A message of its own shows the board it is about.
             png = await self.pictures.render_png(info.game_id, view, info)
         sent = None
