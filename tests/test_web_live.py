@@ -327,3 +327,89 @@ async def test_stopping_the_server_closes_open_boards_at_once(
     msg = await reading
     assert msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
     assert board.ws.close_code == 1001  # "going away": the board reconnects
+
+
+async def test_a_move_committed_by_another_process_reaches_the_socket(
+        web: WebHarness) -> None:  # noqa: F811
+    """A cluster: another process (a second service on the same store file) plays a
+    Discord click; this process's watcher never sees that commit, and its poll of the
+    store brings the board to the new version within about a second."""
+    from bot.core.tables import TableService
+    from bot.web.viewers import POLL_SECONDS
+
+    alice, bob = web.emu.user("alice"), web.emu.user("bob")
+    start = await open_table(web, "fairy-tale-inn", [alice, bob])
+    boards = {p.id: await web.open(await web.sign_in(p)) for p in (alice, bob)}
+    for board in boards.values():
+        assert (await board.next("state"))["version"] == 0
+    other = await TableService.open_sqlite(web.db, ai_delay=0)
+    try:
+        info = start.table
+        user = next(s.user_id for s in info.seats if s.index in info.to_act)
+        ui = get_ui("fairy-tale-inn")
+
+        def decide(table: TableInfo, view: View, legal: list[Action]) -> Action:
+            menu = ui.public_menu(view, legal)
+            assert menu is not None
+            resolution = ui.resolve(next(c.code for c in menu.choices if not c.disabled),
+                                    view, legal)
+            while resolution.action is None:
+                assert resolution.menu is not None
+                resolution = ui.resolve(resolution.menu.choices[0].code, view, legal)
+            return resolution.action
+
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        outbox = await other.choose(info.id, user, 0, decide)  # type: ignore[arg-type]
+        assert isinstance(outbox, Outbox) and outbox.version == 1
+        states = {u: await b.next("state", timeout=3 * POLL_SECONDS + 2.0)
+                  for u, b in boards.items()}
+        assert all(s["version"] == 1 and s["seat"] is not None for s in states.values())
+        assert loop.time() - began < 1.5  # within the same second or so, not at a resync
+        assert web.server.viewers.remote >= 1
+        # And it plays on from there: this process's own touch is at the new version.
+        mover = next(u for u, s in states.items() if s["menus"])
+        assert mover != user
+        assert await touch_a_move(boards[mover], states[mover], request=5) == 2
+        assert (await boards[user].next("state"))["version"] == 2
+        for board in boards.values():
+            assert await board.quiet() == []  # no second copy of any state
+    finally:
+        await other.wait_idle()
+        await other.close()
+
+
+async def test_the_boards_open_are_the_presence_every_process_reads(
+        web: WebHarness) -> None:  # noqa: F811
+    """Two tabs of one person count once, the last tab's close ends it, and another
+    process (the one delivering to Discord, maybe) reads the same from the store."""
+    from bot.core.tables import TableService
+
+    alice, bob = web.emu.user("alice"), web.emu.user("bob")
+    await open_table(web, "fairy-tale-inn", [alice, bob])
+    session = await web.sign_in(bob)
+    one, two = await web.open(session), await web.open(session)
+    await one.next("state")
+    await two.next("state")
+    presence = web.service.presence
+    assert presence.here(CHANNEL) == {bob.id}
+    other = await TableService.open_sqlite(web.db, ai_delay=0)
+    try:
+        for _ in range(50):  # the stamp is written right after the change
+            if await other.presence.watching(CHANNEL) == {bob.id}:
+                break
+            await asyncio.sleep(0.05)
+        assert await other.presence.watching(CHANNEL) == {bob.id}
+        await one.close()
+        await asyncio.sleep(0.1)
+        assert presence.here(CHANNEL) == {bob.id}  # the other tab is still open
+        await two.close()
+        for _ in range(50):
+            if not presence.here(CHANNEL):
+                break
+            await asyncio.sleep(0.05)
+        assert presence.here(CHANNEL) == set()
+        await asyncio.sleep(2.2)  # past the other process's cached read
+        assert await other.presence.watching(CHANNEL) == set()
+    finally:
+        await other.close()

@@ -11,6 +11,11 @@ version order, and a slow socket holds up nobody but itself: past
 :data:`QUEUE_LIMIT` unsent messages its queue is dropped and it gets the latest state
 instead (a resync). A state older than the one a viewer has is never sent to it.
 
+Another process of a cluster commits moves this one's watcher never sees (a Discord
+click that reached another shard): every :data:`POLL_SECONDS` one store read takes the
+revision of every watched table, and a table whose row changed without a commit here (or
+is at a newer version than its viewers have) resynchronises its viewers from the store.
+
 Nothing here draws a picture: the browser draws the board from the view.
 """
 
@@ -28,10 +33,13 @@ from bot.core.tables import NoTable, Outbox, TableService, TableStatus
 from bot.web.protocol import dumps, no_table
 from bot.web.states import role_of, state_message
 
-__all__ = ["NO_TABLE", "QUEUE_LIMIT", "Feed", "Viewer", "Viewers"]
+__all__ = ["NO_TABLE", "POLL_SECONDS", "QUEUE_LIMIT", "Feed", "Viewer", "Viewers"]
 
 log = logging.getLogger("fabletop.web")
 
+POLL_SECONDS = 0.5
+"""How often the watched tables' rows are compared with the store (another process's
+commits reach these boards within about this)."""
 QUEUE_LIMIT = 64
 """Messages a viewer may have waiting before it is resynchronised instead."""
 NO_TABLE = ("There is no table in this channel yet. Open one with /table new (pick the "
@@ -82,16 +90,32 @@ class Viewers:
         """Open sockets per person (the per-person limit)."""
         self.sent = 0
         """State messages queued for sockets (a benchmark's count)."""
+        self.remote = 0
+        """Resynchronisations for another process's commits (a test's and a benchmark's
+        count)."""
         self._unwatch: Callable[[], None] | None = None
+        self._poller: asyncio.Task[None] | None = None
+        self._polled: dict[str, tuple[int, int]] = {}
+        """table id -> (version, revision) at the last poll."""
+        self._local: set[str] = set()
+        """Tables committed in this process since the last poll."""
 
     def start(self) -> None:
         if self._unwatch is None:
             self._unwatch = self.service.watch(self.on_commit)
+        if self._poller is None:
+            self._poller = asyncio.get_running_loop().create_task(self._poll(),
+                                                                  name="web-poll")
 
     async def close(self) -> None:
         if self._unwatch is not None:
             self._unwatch()
             self._unwatch = None
+        if self._poller is not None:
+            self._poller.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._poller
+            self._poller = None
         for feed in list(self.feeds.values()):
             for viewer in list(feed.viewers):
                 await self.leave(viewer)
@@ -148,11 +172,61 @@ class Viewers:
 
     def on_commit(self, outbox: Outbox) -> None:
         """The service's watcher: under the table's lock, so it only queues."""
+        self._local.add(outbox.table_id)
         feed = self.feeds.get(outbox.table.channel_id)
         if feed is None:
             return
         feed.jobs.append(outbox)
         feed.wake.set()
+
+    # -- other processes' commits ----------------------------------------------------------
+
+    async def _poll(self) -> None:
+        while True:
+            await asyncio.sleep(POLL_SECONDS)
+            try:
+                await self.poll_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a store that cannot answer now: the next poll tries again
+                log.warning("the web boards could not read the watched tables",
+                            exc_info=True)
+
+    async def poll_once(self) -> int:
+        """Resynchronise the viewers of every watched table whose row another process
+        changed since the last poll; returns how many tables that was."""
+        watched: dict[str, list[Viewer]] = {}
+        queued: dict[str, int] = {}  # the newest commit each feed has yet to fan out
+        for feed in self.feeds.values():
+            for viewer in feed.viewers:
+                if viewer.table_id is not None and not viewer.closed:
+                    watched.setdefault(viewer.table_id, []).append(viewer)
+            for job in feed.jobs:
+                if isinstance(job, Outbox):
+                    queued[job.table_id] = max(queued.get(job.table_id, -1), job.version)
+        local, self._local = self._local, set()
+        if not watched:
+            self._polled.clear()
+            return 0
+        rows = await self.service.store.table_revisions(list(watched))
+        moved = 0
+        for table_id, (version, revision) in rows.items():
+            before = self._polled.get(table_id)
+            self._polled[table_id] = (version, revision)
+            viewers = watched[table_id]
+            behind = any(max(v.version, queued.get(table_id, -1)) < version for v in viewers)
+            # A row changed by this process's own commit has reached its viewers through
+            # the watcher already; a first look only catches a viewer left behind.
+            unexplained = not (before is None or before[1] == revision or table_id in local)
+            if not unexplained and not behind:
+                continue
+            moved += 1
+            self.remote += 1
+            for viewer in viewers:
+                self.resync(viewer)
+        for gone in set(self._polled) - set(watched):
+            del self._polled[gone]
+        return moved
 
     def _feed(self, channel_id: int) -> Feed:
         feed = self.feeds.get(channel_id)
