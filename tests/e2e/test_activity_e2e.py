@@ -5,7 +5,6 @@ over REST, the socket) from the same process and table service."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import socket
 from pathlib import Path
@@ -191,17 +190,25 @@ async def test_moves_seen_in_the_activity_draw_no_channel_picture_until_someone_
                     version = int(states[0]["version"])  # type: ignore[arg-type]
                 await emu.settle()
                 assert _board_uploads(emu) == before  # four moves, no picture drawn
-                # The channel still tells the moves, in words, for anyone reading along.
-                assert len(emu.channel.visible) > messages_before
-                turn = await emu.wait_for(lambda: latest_with_buttons(emu), 10, "turn")
-                assert not turn.attachments
+                # The channel still tells the moves, in words, for anyone reading along:
+                # in one message edited in place (not a post and a strip per move).
+                assert len(emu.channel.visible) == messages_before
+                turn = emu.channel.visible[-1]
+                assert turn.edits >= 1
+                told = turn.content
                 # The one not to act closes the board; the mover plays on in the Activity.
                 mover = next(i for i, s in enumerate(states) if s["menus"])
                 await boards[1 - mover].close()
-                await asyncio.sleep(0.3)  # the socket's close reaches the server
+                await emu.wait_for(lambda: "web board closed" in bot.log() or None, 10,
+                                   "the server to see the board closed")
                 await _touch(boards[mover], states[mover])
                 await emu.wait_for(lambda: _board_uploads(emu) > before or None, 10,
                                    "the picture back in the channel")
+                await emu.settle()
+                # The moves the log had not told yet come with it, in order.
+                last = emu.channel.visible[-1]
+                assert last.attachments and last.content != told
+                assert len(emu.channel.visible) == messages_before + 1
                 await boards[mover].close()
             await emu.settle()
             assert_no_hidden_information(emu, bot.db_path, emu.channel.id)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -39,9 +40,12 @@ from bot.messages.ui.activity import with_board_button
 from bot.messages.ui.items import build_view
 from bot.messages.ui.texts import MAX_CONTENT, clip, clip_start, literal
 
-__all__ = ["UNREAD", "TurnMessages", "board_key"]
+__all__ = ["ACTIVITY_LOG_SECONDS", "UNREAD", "TurnMessages", "board_key"]
 
 log = logging.getLogger(__name__)
+
+ACTIVITY_LOG_SECONDS = 15.0
+"""How often a table whose people are all in the Activity has its channel log edited."""
 
 UNREAD = object()
 """:meth:`TurnMessages.post`'s ``prev`` when the caller has not read the turn message."""
@@ -65,12 +69,19 @@ class TurnMessages:
         """table id -> the seats to act when its turn message was last posted or edited."""
         self.shown = ShownBoards()
         """table id -> what the picture its turn message shows was drawn from."""
+        self._held: dict[str, list[str]] = {}
+        """table id -> news lines not yet in its channel (everyone at the table is in
+        the Activity, whose channel log is edited at most every
+        :data:`ACTIVITY_LOG_SECONDS`)."""
+        self._logged_at: dict[str, float] = {}
         self.start_lines: dict[str, Callable[[Any], list[str]]] = {}
         """game id -> extra lines for the start message from the public view (Winter
         Tales: the table's lines and veils)."""
 
     def forget(self, table_id: str) -> None:
         """The table is over: its bookkeeping goes."""
+        self._held.pop(table_id, None)
+        self._logged_at.pop(table_id, None)
         self._turns.pop(table_id, None)
         self._turn_seats.pop(table_id, None)
         self.shown.forget(table_id)
@@ -174,6 +185,38 @@ class TurnMessages:
             return None
         return None
 
+    async def _log_quietly(self, outbox: Outbox, prev: TurnMessage, lines: list[str],
+                           buttons: discord.ui.View | None, humans: tuple[int, ...]
+                           ) -> tuple[bool, TurnMessage | None]:
+        """A move while everyone seated has the board open: they see it there, so the
+        channel's log (for anyone reading along) is one message edited in place, at most
+        every :data:`ACTIVITY_LOG_SECONDS` (a new message and a strip of the old one per
+        change of player would spend the application's shared bot-token budget on
+        moves nobody needs told twice). The lines in between wait, in order, for the
+        next edit or for the first update after someone leaves; nobody is pinged (an
+        edit pings nobody, and they are looking at the board)."""
+        info = outbox.table
+        now = time.monotonic()
+        if now - self._logged_at.get(info.id, -ACTIVITY_LOG_SECONDS) < ACTIVITY_LOG_SECONDS:
+            self._held[info.id] = lines
+            return True, None
+        merged = _merge(list(prev.lines), lines, MAX_CONTENT - 200)
+        whose = [literal(outbox.public.turn_line)] if (
+            outbox.public is not None and outbox.public.turn_line) else []
+        content = _content(merged + whose, humans, "it's your turn")
+        edited = await self.courier.edit(prev.channel_id, prev.message_id, content=content,
+                                         view=buttons, priority=TIDY)
+        if not edited:
+            self._held[info.id] = lines  # told with the next one
+            return True, None
+        self._logged_at[info.id] = now
+        turn = replace(prev, version=info.version, lines=tuple(merged),
+                       pinged=tuple(u for u in prev.pinged if u in humans),
+                       has_buttons=buttons is not None)
+        self._turns[info.id] = turn
+        self._turn_seats[info.id] = tuple(info.to_act)
+        return True, turn
+
     async def strip(self, prev: TurnMessage) -> TurnMessage:
         """Take the buttons off an older turn message; the record it leaves."""
         await self.courier.strip_buttons(prev.channel_id, prev.message_id)
@@ -253,6 +296,10 @@ class TurnMessages:
                            info.channel_id, [s.user_id for s in info.seats
                                              if s.user_id is not None]))
         picture = changed and not in_activity
+        held = self._held.pop(info.id, [])
+        if in_activity and update.kind == "move" and prev is not None:
+            return await self._log_quietly(outbox, prev, [*held, *lines], buttons, humans)
+        lines = [*held, *lines]  # moves the channel was not told while all were away
         if picture and same_turn:
             # One more step of the same turn: a new picture only for a person who
             # decides on what changed (.step_pictures); the edit keeps the one it has.
