@@ -232,3 +232,23 @@ async def test_a_taken_port_is_said_in_one_line(web: WebHarness) -> None:  # noq
 
     with pytest.raises(cli._WebRefused, match=r"cannot listen on 127\.0\.0\.1"):
         await start(web.service, Bot())
+
+
+def test_behind_a_trusted_proxy_the_caller_is_the_address_it_forwarded() -> None:
+    """The sign-in limit is per caller: behind a proxy the connection is the proxy's,
+    so with WEB_BEHIND_PROXY the last X-Forwarded-For entry (the proxy's own) counts,
+    and without it the header is nobody's word."""
+    from aiohttp.test_utils import make_mocked_request
+
+    from bot.web.app import WebApp
+
+    request = make_mocked_request("POST", "/api/token", headers={
+        "X-Forwarded-For": "203.0.113.9, 198.51.100.7"})
+    proxied = WebApp.__new__(WebApp)
+    proxied.behind_proxy = True
+    direct = WebApp.__new__(WebApp)
+    direct.behind_proxy = False
+    assert proxied.caller(request) == "198.51.100.7"
+    assert direct.caller(request) != "198.51.100.7"
+    assert proxied.caller(make_mocked_request("POST", "/api/token")) == direct.caller(
+        make_mocked_request("POST", "/api/token"))

@@ -182,6 +182,14 @@ class Settings(BaseSettings):
     """Pages allowed to frame the Activity besides Discord's own (comma separated; the
     browser tests' page). Discord's are always allowed."""
 
+    web_behind_proxy: bool = Field(default=False, alias="WEB_BEHIND_PROXY")
+    """Whether the reverse proxy or tunnel in front of the web server says who is calling
+    in ``X-Forwarded-For`` (its last entry, the one the proxy added). The sign-ins are
+    limited per caller; behind a proxy every caller's connection comes from the proxy,
+    so without this the whole crowd shares one caller's limit. Set it only when the
+    server is reachable through that proxy alone (otherwise anyone may write the
+    header)."""
+
     web_session_secret: SecretStr | None = Field(default=None, alias="WEB_SESSION_SECRET")
     """The HMAC key of the web sessions (at least 32 characters); empty: derived from the
     client secret. Every process of a cluster must use the same one."""

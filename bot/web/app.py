@@ -58,8 +58,10 @@ class WebApp:
                  sessions: Sessions, origins: Sequence[str],
                  frame_ancestors: Sequence[str] = (),
                  access: Access | None = None, static_dir: Path = STATIC,
-                 viewers: Viewers | None = None) -> None:
+                 viewers: Viewers | None = None, behind_proxy: bool = False) -> None:
         self.service = service
+        self.behind_proxy = behind_proxy
+        """Whether the caller is the last ``X-Forwarded-For`` entry (WEB_BEHIND_PROXY)."""
         self.client_id = client_id
         self.oauth = oauth
         self.sessions = sessions
@@ -128,8 +130,19 @@ class WebApp:
     async def config(self, request: web.Request) -> web.Response:
         return web.json_response({"client_id": self.client_id})
 
+    def caller(self, request: web.Request) -> str:
+        """Who is calling, for the per-caller limit: the connection's address, or behind
+        a trusted proxy the address it forwarded (the last entry: earlier ones are the
+        caller's own words)."""
+        if self.behind_proxy:
+            forwarded = request.headers.get("X-Forwarded-For", "")
+            last = forwarded.rsplit(",", 1)[-1].strip()
+            if last:
+                return last[:64]
+        return request.remote or "?"
+
     def _busy(self, request: web.Request) -> bool:
-        remote = request.remote or "?"
+        remote = self.caller(request)
         bucket = self._buckets.get(remote)
         if bucket is None:
             if len(self._buckets) > 10_000:

@@ -47,7 +47,8 @@ class WebServer:
                      sessions=Sessions(settings.session_key()),
                      origins=settings.allowed_origins,
                      frame_ancestors=settings.web_frame_ancestors, access=access,
-                     static_dir=static_dir, viewers=Viewers(service))
+                     static_dir=static_dir, viewers=Viewers(service),
+                     behind_proxy=settings.web_behind_proxy)
         chosen = port if port is not None else settings.web_port
         assert chosen is not None
         return cls(app, settings.web_host, chosen)
