@@ -50,12 +50,11 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `python bench/activity.py` as well as `-m`
     sys.path.insert(0, str(ROOT))
 
-from bench.human_paced import Counters, PacedEmulator, window  # noqa: E402
+from bench.human_paced import Counters, PacedEmulator, open_tables, window  # noqa: E402
 from bench.load import (  # noqa: E402
     LoopLag,
     bot_env,
     figures,
-    freeze_garbage,
     log_problems,
     ms_line,
     open_backend,
@@ -63,7 +62,7 @@ from bench.load import (  # noqa: E402
     sample_tree,
     say,
 )
-from bench.load_drivers import DRIVERS, GAMES, GameTable  # noqa: E402
+from bench.load_drivers import DRIVERS, GAMES  # noqa: E402
 from tests.e2e.harness import BotProcess  # noqa: E402
 
 ORIGIN = "https://activity-bench.example"
@@ -280,22 +279,9 @@ async def run(opts: argparse.Namespace) -> dict[str, Any]:
         assert bot.proc is not None
         pid = bot.proc.pid
         await quiet(pid)
-        tables = [GameTable(emu, store.probe, ch, ps, DRIVERS[g],
-                            random.Random(opts.seed * 1_000_003 + i), dm_share=0.25)
-                  for i, (ch, ps, g) in enumerate(zip(channels, people, games, strict=True))]
         say(f"{size} tables: opening them on Discord")
-        gate = asyncio.Semaphore(opts.setup_concurrency)
-        t = time.perf_counter()
-
-        async def open_table(i: int, table: GameTable) -> bool:
-            async with gate:
-                return await table.lobby(seed=opts.seed * 1_000_003 + i)
-
-        opened = await asyncio.gather(*(open_table(i, tb) for i, tb in enumerate(tables)))
-        out["setup"] = {"opened": sum(opened), "seconds": time.perf_counter() - t}
-        await quiet(pid, timeout=DRAIN)
-        emu.trim_history()
-        freeze_garbage()
+        tables, out["setup"] = await open_tables(emu, store, pid, channels, people, games,
+                                                 opts)
 
         say(f"{size} tables: on Discord, think {opts.think:g} s, window {opts.window:g} s")
         stop = asyncio.Event()
@@ -381,6 +367,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--render-workers", default=None)
     parser.add_argument("--setup-concurrency", type=int, default=16)
+    parser.add_argument("--dm-share", type=float, default=0.25,
+                        help="on Discord, the share of decisions played from the DM hand")
     parser.add_argument("--workdir", default=os.environ.get("BENCH_WORKDIR",
                                                             "/tmp/fabletop-bench-activity"))
     parser.add_argument("--json", default=None, help="also write every figure to this file")

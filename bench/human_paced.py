@@ -184,6 +184,30 @@ async def window(emu: PacedEmulator, tables: list[GameTable], pid: int, probe: A
     return out
 
 
+async def open_tables(emu: PacedEmulator, store: Any, pid: int, channels: list[Any],
+                      people: list[list[Any]], games: list[str], opts: argparse.Namespace
+                      ) -> tuple[list[GameTable], dict[str, Any]]:
+    """A driven table per channel, each opened, joined and started on Discord
+    (``opts.setup_concurrency`` at a time); the tables and what the set-up took, once
+    the bot is quiet again."""
+    tables = [GameTable(emu, store.probe, ch, ps, DRIVERS[g],
+                        random.Random(opts.seed * 1_000_003 + i), dm_share=opts.dm_share)
+              for i, (ch, ps, g) in enumerate(zip(channels, people, games, strict=True))]
+    gate = asyncio.Semaphore(opts.setup_concurrency)
+    t = time.perf_counter()
+
+    async def open_table(i: int, table: GameTable) -> bool:
+        async with gate:
+            return await table.lobby(seed=opts.seed * 1_000_003 + i)
+
+    opened = await asyncio.gather(*(open_table(i, tb) for i, tb in enumerate(tables)))
+    setup = {"opened": sum(opened), "seconds": time.perf_counter() - t}
+    await quiet(pid, timeout=DRAIN)
+    emu.trim_history()
+    freeze_garbage()
+    return tables, setup
+
+
 async def one_run(build: str, root: Path, size: int, opts: argparse.Namespace) -> dict[str, Any]:
     """One build at one size, in this (fresh) process."""
     lag = LoopLag()
@@ -203,23 +227,9 @@ async def one_run(build: str, root: Path, size: int, opts: argparse.Namespace) -
         await bot.start(timeout=180)
         assert bot.proc is not None
         await quiet(bot.proc.pid)
-        tables = [GameTable(emu, store.probe, ch, ps, DRIVERS[g],
-                            random.Random(opts.seed * 1_000_003 + i), dm_share=opts.dm_share)
-                  for i, (ch, ps, g) in enumerate(zip(channels, people, games, strict=True))]
-
         say(f"{build} {size}: opening the tables")
-        gate = asyncio.Semaphore(opts.setup_concurrency)
-        t = time.perf_counter()
-
-        async def open_table(i: int, table: GameTable) -> bool:
-            async with gate:
-                return await table.lobby(seed=opts.seed * 1_000_003 + i)
-
-        opened = await asyncio.gather(*(open_table(i, tb) for i, tb in enumerate(tables)))
-        out["setup"] = {"opened": sum(opened), "seconds": time.perf_counter() - t}
-        await quiet(bot.proc.pid, timeout=DRAIN)
-        emu.trim_history()
-        freeze_garbage()
+        tables, out["setup"] = await open_tables(emu, store, bot.proc.pid, channels, people,
+                                                 games, opts)
         pid = bot.proc.pid
         errors0 = len(emu.api_errors)
 

@@ -47,6 +47,25 @@ async def touch_a_move(board: Board, state: dict[str, Any], request: int = 1) ->
     raise AssertionError("no move after eight steps")
 
 
+def click_first(game_id: str) -> Any:
+    """A ``decide`` for ``TableService.choose`` that clicks the first enabled button of
+    the turn message and the first choice of each step, as a Discord click does through
+    the game's adapter (bot/messages/clicks.py)."""
+    ui = get_ui(game_id)
+
+    def decide(table: TableInfo, view: View, legal: list[Action]) -> Action:
+        menu = ui.public_menu(view, legal)
+        assert menu is not None
+        resolution = ui.resolve(next(c.code for c in menu.choices if not c.disabled),
+                                view, legal)
+        while resolution.action is None:
+            assert resolution.menu is not None
+            resolution = ui.resolve(resolution.menu.choices[0].code, view, legal)
+        return resolution.action
+
+    return decide
+
+
 def other_seat_fragments(game_id: str, state: Any, seat: int) -> list[re.Pattern[str]]:
     """The game's declared secret fragments (``GameSpec.secret_fragments``, as
     tests/e2e/hidden.py reads them) of ``seat``'s secrets only: a copy of the state in
@@ -184,20 +203,8 @@ async def test_a_move_by_another_front_end_reaches_the_socket(
     assert (await board.next("state"))["version"] == 0
     info = start.table
     user = next(s.user_id for s in info.seats if s.index in info.to_act)
-    ui = get_ui("fairy-tale-inn")
     # A Discord click: choose() with the game's adapter, as bot/messages/clicks.py does.
-
-    def decide(table: TableInfo, view: View, legal: list[Action]) -> Action:
-        menu = ui.public_menu(view, legal)
-        assert menu is not None
-        code = next(c.code for c in menu.choices if not c.disabled)
-        resolution = ui.resolve(code, view, legal)
-        while resolution.action is None:
-            assert resolution.menu is not None
-            resolution = ui.resolve(resolution.menu.choices[0].code, view, legal)
-        return resolution.action
-
-    outbox = await web.service.choose(info.id, user, 0, decide)  # type: ignore[arg-type]
+    outbox = await web.service.choose(info.id, user, 0, click_first("fairy-tale-inn"))
     assert isinstance(outbox, Outbox)
     state = await board.next("state")
     assert state["version"] == 1 and state["lines"] == [
@@ -346,21 +353,9 @@ async def test_a_move_committed_by_another_process_reaches_the_socket(
     try:
         info = start.table
         user = next(s.user_id for s in info.seats if s.index in info.to_act)
-        ui = get_ui("fairy-tale-inn")
-
-        def decide(table: TableInfo, view: View, legal: list[Action]) -> Action:
-            menu = ui.public_menu(view, legal)
-            assert menu is not None
-            resolution = ui.resolve(next(c.code for c in menu.choices if not c.disabled),
-                                    view, legal)
-            while resolution.action is None:
-                assert resolution.menu is not None
-                resolution = ui.resolve(resolution.menu.choices[0].code, view, legal)
-            return resolution.action
-
         loop = asyncio.get_running_loop()
         began = loop.time()
-        outbox = await other.choose(info.id, user, 0, decide)  # type: ignore[arg-type]
+        outbox = await other.choose(info.id, user, 0, click_first("fairy-tale-inn"))
         assert isinstance(outbox, Outbox) and outbox.version == 1
         states = {u: await b.next("state", timeout=3 * POLL_SECONDS + 2.0)
                   for u, b in boards.items()}

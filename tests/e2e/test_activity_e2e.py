@@ -27,6 +27,14 @@ pytestmark = pytest.mark.e2e
 ORIGIN = "https://activity-e2e.example"
 
 
+def activity_bot(emu: Emulator, workdir: Path, port: int) -> BotProcess:
+    """``fabletop run`` serving the Activity on ``port``, its OAuth2 through ``emu``."""
+    return BotProcess(emu, workdir, WEB_PORT=str(port), WEB_HOST="127.0.0.1",
+                      DISCORD_CLIENT_ID=str(emu.application_id),
+                      DISCORD_CLIENT_SECRET=emu.client_secret, WEB_ORIGINS=ORIGIN,
+                      WEB_SESSION_SECRET="")
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -37,10 +45,7 @@ async def test_open_the_board_launches_the_activity_and_the_board_plays(
         tmp_path: Path) -> None:
     async with Emulator(rate_limits=MACHINE_SPEED_LIMITS) as emu:
         port = free_port()
-        bot = BotProcess(emu, tmp_path, WEB_PORT=str(port), WEB_HOST="127.0.0.1",
-                         DISCORD_CLIENT_ID=str(emu.application_id),
-                         DISCORD_CLIENT_SECRET=emu.client_secret, WEB_ORIGINS=ORIGIN,
-                         WEB_SESSION_SECRET="")
+        bot = activity_bot(emu, tmp_path, port)
         try:
             await bot.start()
             # The Entry Point command went out in the same bulk overwrite as the others.
@@ -163,10 +168,7 @@ async def test_moves_seen_in_the_activity_draw_no_channel_picture_until_someone_
     closes the board, the next move brings the picture back."""
     async with Emulator(rate_limits=MACHINE_SPEED_LIMITS) as emu:
         port = free_port()
-        bot = BotProcess(emu, tmp_path, WEB_PORT=str(port), WEB_HOST="127.0.0.1",
-                         DISCORD_CLIENT_ID=str(emu.application_id),
-                         DISCORD_CLIENT_SECRET=emu.client_secret, WEB_ORIGINS=ORIGIN,
-                         WEB_SESSION_SECRET="")
+        bot = activity_bot(emu, tmp_path, port)
         try:
             await bot.start()
             alice, bob = emu.user("alice"), emu.user("bob")
