@@ -194,8 +194,8 @@ def test_state_shows_seats_menus_and_facts(browser: Any, server: FakeServer) -> 
     driver = browser(PHONE)
     open_table(driver, server)
     assert by_css(driver, ".game-name").text == "Fairy Tale Inn"
-    seats = [li.text for li in all_css(driver, ".seats .seat")]
-    assert seats == ["Ada (you, to play)", "Grimm (AI)"]
+    seats = [li.get_attribute("textContent") for li in all_css(driver, ".seats .seat")]
+    assert seats == ["Ada (you), to play", "Grimm (AI)"]  # "to play": for screen readers
     assert by_css(driver, ".banner").is_displayed() is False
     assert "Take a token from the Guest List" in by_css(driver, ".prompt").text
     titles = [h.text for h in all_css(driver, ".menu-title")]
@@ -396,7 +396,8 @@ def test_a_spectator_sees_the_banner_and_no_choices(browser: Any, server: FakeSe
     assert "watching" in by_css(driver, ".banner").text
     assert all_css(driver, ".menus button") == []
     assert by_css(driver, ".idle").is_displayed()
-    assert [li.text for li in all_css(driver, ".seats .seat")] == ["Ada (to play)", "Grimm (AI)"]
+    assert [li.get_attribute("textContent") for li in all_css(driver, ".seats .seat")] == [
+        "Ada, to play", "Grimm (AI)"]
 
 
 # --------------------------------------------------------------------------- the page itself
@@ -510,3 +511,25 @@ def test_screenshots(browser: Any, server: FakeServer, shots: Path,
     assert driver.save_screenshot(str(shots / f"step-{name}.png"))
     enter_activity(driver)
     assert driver.execute_script("return window.innerWidth") == size[0]
+
+
+def test_the_seat_chips_stay_put_when_the_turn_passes(browser: Any, server: FakeServer) -> None:
+    """The turn marker's room is kept on every seat's chip: when the turn passes, no chip
+    moves (it used to push the names along by the marker's width)."""
+    driver = browser(PHONE)
+    open_table(driver, server)
+    where = """return [...document.querySelectorAll('.seat')].map((li) => {
+        const r = li.querySelector('.seat-name').getBoundingClientRect();
+        return [li.className.includes('seat-turn'), Math.round(r.left), Math.round(r.top)];
+    });"""
+    before = driver.execute_script(where)
+    assert [turn for turn, _x, _y in before].count(True) == 1
+    passed = server.state()
+    passed["version"] = server.version + 1
+    passed["view"]["to_act"] = 1 - int(server.view["to_act"])  # the Inn's view: one seat
+    server.push(passed)
+    wait_until(lambda: by_css(driver, "#app").get_attribute("data-version")
+               == str(passed["version"]), what="the new version")
+    after = driver.execute_script(where)
+    assert [t for t, _x, _y in after] != [t for t, _x, _y in before]  # the turn passed
+    assert [(x, y) for _t, x, y in after] == [(x, y) for _t, x, y in before]

@@ -213,8 +213,7 @@ SHIFT_WATCH = """
       }
     }).observe({type: 'layout-shift', buffered: false});"""
 """Counts the layout shift of the page (window.__shift) and of what is on the board
-(window.__boardShift). The shell's header may shift on its own when the turn passes (the
-seat chips say "to play"), which is not the board's doing."""
+(window.__boardShift)."""
 
 BOARD_TOP = "return document.querySelector('#board').getBoundingClientRect().top + scrollY"
 
@@ -365,7 +364,7 @@ def test_a_spectator_sees_the_board_and_touches_nothing(browser: Any, inn: Any) 
     assert "you" not in words.split(" · ") and "Your turn" not in words
     assert by_css(driver, ".banner").is_displayed()
     # A spectator's page has no choices to come and go: the updates move nothing on it
-    # but the header's seat chips (the shell's "to play" passing from seat to seat).
+    # (the seat chips keep the turn marker's room when the turn passes).
     driver.execute_script(SHIFT_WATCH)
     top = driver.execute_script(BOARD_TOP)
     for _ in range(3):

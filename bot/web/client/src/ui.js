@@ -81,7 +81,25 @@ export function createUI(root, actions) {
   const stepTitle = h('h2', { class: 'step-title', id: 'step-h', tabindex: '-1' });
   const stepGrid = h('div', { class: 'choice-grid', role: 'group', 'aria-labelledby': 'step-h' });
   const stepRefusal = h('p', { class: 'refusal', role: 'alert' });
-  const step = h('section', { class: 'panel step', hidden: true, 'aria-labelledby': 'step-h' }, stepTitle, stepGrid, stepRefusal);
+  // A guided step holds nothing on the server (its codes are resolved from the table's
+  // legal moves alone), so Cancel only closes the panel here, sending nothing: the way
+  // back to the first choice where the game's adapter offers no Take back of its own.
+  const stepCancel = h('button', {
+    type: 'button', class: 'btn step-cancel', text: 'Cancel', 'aria-label': 'Cancel this step',
+    onclick: () => cancelStep(),
+  });
+  const step = h('section', { class: 'panel step', hidden: true, 'aria-labelledby': 'step-h' },
+    h('div', { class: 'step-top' }, stepTitle, stepCancel), stepGrid, stepRefusal);
+  // Escape cancels the step from its panel or from the board (unless the board used the
+  // key itself, e.g. to close a list of its own).
+  for (const where of [step, board]) {
+    where.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape' && !event.defaultPrevented && stepId !== null) {
+        event.preventDefault();
+        cancelStep();
+      }
+    });
+  }
 
   // A choice that asks for words (a "form" message): a text box, Send and Cancel.
   const formLabel = h('label', { class: 'step-title', id: 'form-h', for: 'form-text' });
@@ -133,6 +151,8 @@ export function createUI(root, actions) {
   const pending = new Map();
   let state = null;
   let stepId = null;
+  /** The open step's menu as the board gets it (ctx.step), or null. */
+  let stepMenu = null;
 
   function clearPending(id) {
     const p = pending.get(id);
@@ -149,7 +169,7 @@ export function createUI(root, actions) {
     for (const id of [...pending.keys()]) clearPending(id);
   }
 
-  function choose(code, button, scope, refusal, text) {
+  function choose(code, button, scope, refusal, text, fromBoard = false) {
     if ([...pending.values()].some((p) => p.scope === scope)) return; // one at a time
     refusal.textContent = '';
     const id = actions.choose(code, text);
@@ -161,7 +181,7 @@ export function createUI(root, actions) {
     button.setAttribute('aria-busy', 'true');
     scope.setAttribute('aria-busy', 'true');
     const timer = setTimeout(() => clearPending(id), PENDING_MS);
-    pending.set(id, { button, scope, refusal, timer, closes: scope === step || scope === form });
+    pending.set(id, { button, scope, refusal, timer, closes: scope === step || scope === form, fromBoard });
   }
 
   /** Make grid hold one button per choice, reusing the buttons of codes it already has. */
@@ -173,7 +193,7 @@ export function createUI(root, actions) {
       if (!button) {
         button = h('button', { type: 'button', class: 'choice', 'data-code': code });
         button.addEventListener('click', () => {
-          if (!button.disabled) choose(button.dataset.code, button, scope, refusal);
+          if (!button.disabled) choose(button.dataset.code, button, scope, refusal, undefined, pressing);
         });
       }
       byCode.delete(code);
@@ -217,28 +237,95 @@ export function createUI(root, actions) {
     idle.hidden = list.some((m) => Array.isArray(m.choices) && m.choices.length);
   }
 
-  function openStep(id, menu) {
+  function openStep(id, menu, fromBoard = false) {
     hideForm();
     const wasOpen = !step.hidden;
     stepId = id;
-    stepTitle.textContent = String(menu?.title ?? menu?.prompt ?? 'Choose');
+    // The adapters write Discord's markdown; the bold marks would show as asterisks here.
+    const titleText = String(menu?.title ?? menu?.prompt ?? 'Choose').replace(/\*\*/g, '');
+    stepTitle.textContent = titleText;
     stepRefusal.textContent = '';
-    renderChoices(stepGrid, Array.isArray(menu?.choices) ? menu.choices : [], step, stepRefusal);
+    const choices = Array.isArray(menu?.choices) ? menu.choices : [];
+    renderChoices(stepGrid, choices, step, stepRefusal);
+    stepMenu = {
+      title: titleText,
+      choices: choices.map((c) => ({ code: String(c.code), label: String(c.label ?? c.code),
+        style: c.style ?? 'secondary', disabled: !!c.disabled })),
+    };
     step.hidden = false;
     moment.hidden = true;
-    if (!wasOpen || !step.contains(document.activeElement)) {
+    redraw();
+    // A step opened by a touch on the board keeps the keyboard on the board (on its first
+    // step target, without scrolling: on a phone the panel is below the board and the
+    // step's places are on it); one opened by a button moves it to the step's first button.
+    if (fromBoard) {
+      board.querySelector('[role=button][tabindex="0"]')?.focus({ preventScroll: true });
+    } else if (!wasOpen || !step.contains(document.activeElement)) {
       (stepGrid.querySelector('button:not([disabled])') ?? stepTitle).focus({ preventScroll: false });
     }
   }
 
   function closeStep() {
-    if (step.hidden) return;
+    if (step.hidden && stepMenu === null) return;
     const hadFocus = step.contains(document.activeElement);
+    const onBoard = board.contains(document.activeElement);
     step.hidden = true;
     moment.hidden = false;
     stepId = null;
+    stepMenu = null;
     stepGrid.replaceChildren();
+    stepRefusal.textContent = '';
     if (hadFocus) momentTitle.focus();
+    return onBoard;
+  }
+
+  /** Cancel (or Escape): back to the table's choices, on the board and in the panel. */
+  function cancelStep() {
+    if (stepId === null) return;
+    for (const [id, p] of [...pending]) if (p.scope === step) clearPending(id);
+    const onBoard = closeStep();
+    redraw();
+    if (onBoard && !board.contains(document.activeElement)) {
+      board.querySelector('[role=button][tabindex="0"]')?.focus({ preventScroll: true });
+    }
+  }
+
+  // ---------------------------------------------------------------- the board
+  /** True while a touch on the board presses a shell button (its choose is the board's). */
+  let pressing = false;
+
+  function press(button) {
+    if (!button || button.disabled) return;
+    pressing = true;
+    try { button.click(); } finally { pressing = false; }
+  }
+
+  /** Draw the board for the latest state and the open step (ctx: see board/index.js). */
+  function redraw() {
+    if (!state) return;
+    const menuList = Array.isArray(state.menus) ? state.menus : [];
+    const choices = menuList.flatMap((menu, i) => (Array.isArray(menu.choices) ? menu.choices : [])
+      .map((c) => ({ ...c, menu: i })));
+    const view = state.view && typeof state.view === 'object' ? state.view : null;
+    drawBoard(board, {
+      game: state.game,
+      view,
+      seats: Array.isArray(state.table?.seats) ? state.table.seats : [],
+      seat: state.seat ?? null,
+      version: state.version,
+      choices,
+      step: stepMenu,
+      choose: (code) => {
+        const sel = `button[data-code="${CSS.escape(String(code))}"]`;
+        // The step's own choices first: a code there is the step's (the table's buttons
+        // are hidden behind it, and may share nothing with it).
+        if (stepMenu && stepMenu.choices.some((c) => c.code === String(code))) {
+          press(stepGrid.querySelector(sel));
+        } else {
+          press(menus.querySelector(sel));
+        }
+      },
+    });
   }
 
   function openForm(msg) {
@@ -278,13 +365,16 @@ export function createUI(root, actions) {
     seats.forEach((seat, i) => {
       let li = items[i];
       if (!li) {
-        li = h('li', { class: 'seat' }, h('span', { class: 'seat-name' }), h('span', { class: 'seat-tags' }));
+        li = h('li', { class: 'seat' }, h('span', { class: 'seat-name' }), h('span', { class: 'seat-tags' }),
+          h('span', { class: 'visually-hidden seat-to-play' }));
         seatList.append(li);
       }
       const tags = [];
       if (seat.you) tags.push('you');
       if (seat.ai) tags.push('AI');
-      if (toAct.has(seat.index)) tags.push('to play');
+      // Whose turn it is shows as the marker (its room kept on every chip, app.css) and is
+      // said to screen readers; a visible word would change the chip's width each turn.
+      li.querySelector('.seat-to-play').textContent = toAct.has(seat.index) ? ', to play' : '';
       li.className = `seat${seat.you ? ' seat-you' : ''}${toAct.has(seat.index) ? ' seat-turn' : ''}`;
       li.dataset.index = seat.index;
       li.querySelector('.seat-name').textContent = seat.name ?? `Seat ${seat.index + 1}`;
@@ -342,20 +432,7 @@ export function createUI(root, actions) {
     renderMenus(menuList);
     momentRefusal.textContent = '';
 
-    const choices = menuList.flatMap((menu, i) => (Array.isArray(menu.choices) ? menu.choices : [])
-      .map((c) => ({ ...c, menu: i })));
-    drawBoard(board, {
-      game: msg.game,
-      view,
-      seats,
-      seat: msg.seat ?? null,
-      version: msg.version,
-      choices,
-      choose: (code) => {
-        const button = menus.querySelector(`button[data-code="${CSS.escape(String(code))}"]`);
-        if (button && !button.disabled) button.click();
-      },
-    });
+    redraw();
     addNews(Array.isArray(msg.lines) ? msg.lines : [], msg.version);
 
     // Keep the keyboard where it was: the same choice if it is still there.
@@ -372,11 +449,12 @@ export function createUI(root, actions) {
     const target = p ? p.refusal : (!form.hidden ? formRefusal : !step.hidden ? stepRefusal : momentRefusal);
     target.textContent = words;
     target.scrollIntoView({ block: 'nearest' }); // a phone may have it below the fold
+    redraw(); // the step stays open (or none is): the board shows the same targets again
   }
 
-  function stepMenu(msg) {
-    clearPending(msg.id);
-    openStep(msg.id, msg.menu ?? {});
+  function onStepMenu(msg) {
+    const p = clearPending(msg.id);
+    openStep(msg.id, msg.menu ?? {}, !!p?.fromBoard);
   }
 
   function error(msg) {
@@ -408,7 +486,7 @@ export function createUI(root, actions) {
     switch (msg.type) {
       case 'state': return showState(msg);
       case 'no_table': return noTable(msg);
-      case 'menu': return stepMenu(msg);
+      case 'menu': return onStepMenu(msg);
       case 'form': clearPending(msg.id); return openForm(msg);
       case 'refused': return refused(msg);
       case 'error': return error(msg);

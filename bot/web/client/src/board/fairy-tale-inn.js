@@ -11,6 +11,9 @@
 //   s<slot>     a Guest List slot (the shell then shows the columns as a guided step)
 //   r<column>   a column of the inn, while the Pied Piper's Rat waits for one
 //   x, e        the extra-turn offer: two buttons in the banner
+// and, while the slot's step is open (ctx.step), its choices instead:
+//   d<slot>c<column>  a column of the inn (the chosen slot is outlined, the banner says
+//                     the step's question)
 // Every other choice stays a button of the shell only.
 //
 // Two layouts, chosen by the container's width: narrow (a phone: 360 units wide, all in
@@ -500,7 +503,10 @@ function updateBanner(parts, L, view, ctx, choices) {
   }
   const avail = b.w - 46 - 8;
   fitText(parts.headline, head, avail);
-  fitText(parts.detail, detail, avail);
+  // While a step is open its question is the one to answer (the adapter's words, with
+  // Discord's bold marks taken out).
+  const asked = ctx.step ? String(ctx.step.title ?? '').replace(/\*\*/g, '') : '';
+  fitText(parts.detail, asked || detail, avail);
   // The extra-turn offer: its two choices take the banner's place while they are open.
   const offer = ['x', 'e'].map((code) => choices.get(code) ?? null);
   const open = offer.some(Boolean);
@@ -581,10 +587,24 @@ function columnHead(L, c, state, x) {
     text({ x: cx, y: cy, 'text-anchor': 'middle', 'dominant-baseline': 'central', 'font-size': 16, 'font-weight': 700 }, String(c))];
 }
 
+/** The open step's drops by column, and the slot they drop from (null: no such step). */
+function stepDrops(choices) {
+  const byColumn = new Map();
+  let slot = null;
+  for (const [code, choice] of choices) {
+    const m = /^d(\d)c(\d{1,2})$/.exec(code);
+    if (!m) continue;
+    slot = Number(m[1]);
+    byColumn.set(Number(m[2]), choice);
+  }
+  return { byColumn, slot };
+}
+
 function updateInn(parts, L, view, choices, st) {
   const I = L.inn;
   const full = fullColumns(view);
   const last = new Set((view.last_cells ?? []).map(([c, r]) => `${c},${r}`));
+  const drops = stepDrops(choices).byColumn;
   parts.columns.forEach((col, i) => {
     const c = i + 1;
     const state = columnState(view, c, full);
@@ -592,7 +612,7 @@ function updateInn(parts, L, view, choices, st) {
       col.sig = state;
       col.head.replaceChildren(...columnHead(L, c, state, col.x));
     }
-    setTarget(col.g, choices.get(`r${c}`) ?? null, st);
+    setTarget(col.g, choices.get(`r${c}`) ?? drops.get(c) ?? null, st);
   });
   for (const [key, cell] of parts.cells) {
     const [c, r] = key.split(',').map(Number);
@@ -621,6 +641,7 @@ function updateInn(parts, L, view, choices, st) {
 
 function updateSlots(parts, view, choices, st) {
   const slots = [...(view.guest_list ?? [])].sort((a, b) => a.slot - b.slot);
+  const chosen = stepDrops(choices).slot; // the slot whose columns the step asks for
   parts.slots.forEach((sl, i) => {
     const slot = slots[i] ?? { slot: i + 1, cost: 0, token: null, name: null };
     const choice = choices.get(`s${slot.slot}`) ?? null;
@@ -645,6 +666,11 @@ function updateSlots(parts, view, choices, st) {
       sl.name.setAttribute('font-weight', slot.token === null ? 400 : 700);
     }
     wrapText(sl.name, slot.token === null ? 'empty' : String(slot.name ?? charName(view, slot.token)), box.w - 80 - 6, 2, 14);
+    const picked = chosen === slot.slot;
+    sl.frame.setAttribute('stroke', picked ? GOLD : GRID);
+    sl.frame.setAttribute('stroke-width', picked ? 3 : 1.5);
+    if (picked) sl.g.dataset.chosen = '1';
+    else delete sl.g.dataset.chosen;
     setTarget(sl.g, choice, st);
   });
   const bag = `bag: ${view.bag_count ?? 0}`;
@@ -772,7 +798,9 @@ export function drawInn(container, ctx) {
     st.key = key;
     buildSkeleton(root, L, view, st);
   }
-  const choices = new Map((ctx.choices ?? []).filter((c) => !c.disabled).map((c) => [String(c.code), c]));
+  // While a step is open its choices are the board's targets, not the table's again.
+  const source = ctx.step ? ctx.step.choices : ctx.choices;
+  const choices = new Map((source ?? []).filter((c) => !c.disabled).map((c) => [String(c.code), c]));
   const { parts } = st;
   updateBanner(parts, L, view, ctx, choices).forEach((choice, i) => setTarget(parts.offerButtons[i], choice, st));
   updatePlayers(parts, view, ctx);

@@ -10,7 +10,14 @@
 //   seat      the viewer's seat index, or null for a spectator
 //   version   the state's version
 //   choices   every choice of the moment, flat: [{code, label, style, disabled, menu}]
-//   choose    choose(code): play one of those choices (a board may offer touches on it)
+//   step      the guided step open now, or null: {title, choices: [{code, label, style,
+//             disabled}]}, the follow-up menu a choice opened (the server's `menu`
+//             message; its codes are the game adapter's, e.g. a column after a slot).
+//             The board is drawn again whenever it opens, changes or closes (Cancel, a
+//             Take back, the move played). While it is open the board's targets are the
+//             step's choices that have a place on it, not the table's choices again
+//   choose    choose(code): play one of the step's choices (its panel's button) or,
+//             otherwise, of the table's choices (a board may offer touches on them)
 //
 // To add a board: write board/<game>.js exporting draw, import it here and add it to BOARDS.
 import { drawFacts } from './facts.js';
@@ -18,12 +25,14 @@ import { draw as drawWinter } from './winter-tales.js';
 import { draw as drawInn } from './fairy-tale-inn.js';
 import { draw as drawTreasure } from './treasure.js';
 import { draw as drawPocket } from './pocket.js';
+import { draw as drawCrossroads } from './crossroads-inn.js';
 
 const BOARDS = new Map([
   ['winter-tales', drawWinter],
   ['pocket', drawPocket],
   ['fairy-tale-inn', drawInn],
   ['treasure', drawTreasure],
+  ['crossroads-inn', drawCrossroads],
 ]);
 
 export const GAME_NAMES = {

@@ -21,7 +21,18 @@
 // to or reach with the Boots) is chosen first, and the tray under the map shows its
 // choices with Cancel. Every other choice (rest or go on, pay, leave, ...) stays a button
 // of the shell.
-import { ensureSvg, svg } from './svg.js';
+//
+// While a guided step is open (ctx.step, see board/index.js) the targets are the step's
+// choices instead, placed by the same rules and these (the adapter's two steps):
+//   to.<tile> opens the ways to that tile, g. gb. w. r. rb.<tile>: they all stand on the
+//             tile, so the tile is outlined as chosen (data-chosen) and its ways are
+//             the tray's buttons at once, under the step's question (no Cancel of the
+//             tray's own: the step's Cancel, or Escape, closes the step)
+//   fk        opens the fights keeping a free item out, f-<item>… fw-<item>… (the Wand):
+//             each on every item it keeps out (an item with several opens them in the
+//             tray, as above; one step's choices all on one item: that item is chosen)
+// Single-choice targets are wired by svg.js setTarget (a tap, Enter or Space plays it).
+import { ensureSvg, setTarget, svg } from './svg.js';
 
 // Colours: renderers/pocket.py (FOREST, KINGDOM, TREES, ...) and renderers/common.py
 // (BG, PANEL, GRID, TEXT, MUTED, DIM, INK, GOLD, WARN, GOOD), as the picture has them.
@@ -41,6 +52,7 @@ const DELTA = { n: [0, -1], e: [1, 0], s: [0, 1], w: [-1, 0] };
 const OPPOSITE = { n: 's', e: 'w', s: 'n', w: 'e' };
 const SEVERITY = { open: 0, trees: 1, roses: 2 };
 const SIDE_WORD = { n: 'north', e: 'east', s: 'south', w: 'west' };
+const SPARING = /^fw?(?:-[a-z_]+)+$/; // a fight keeping free items out (Wand or not)
 
 const W = 400; // one column's width (the phone's whole board)
 const FS = 12; // the smallest text: 10 px at 336 px (a 360 px phone), 9 px or more up to 424 wide
@@ -202,6 +214,12 @@ function thingsOf(view, choices) {
     add(`discard:${i}`, `s.${card.item}`);
     add(`discard:${i}`, `b.${card.item}`);
   });
+  // The fights keeping free items out (the fk step): on each item kept out.
+  for (const code of open.keys()) {
+    if (!SPARING.test(code)) continue;
+    const kept = code.split('-').slice(1);
+    for (const it of view.items ?? []) if (kept.includes(it.id)) add(`item:${it.id}`, code);
+  }
   for (const tile of view.decision?.mirror_tiles ?? []) add(`mirror:${tile}`, `t.${tile}`);
   return { things, open };
 }
@@ -209,7 +227,7 @@ function thingsOf(view, choices) {
 /** Make `g` a touch target for `codes` (one: it plays it; several: it opens them in the
  * tray), with a hit area of at least T×T around the box (x, y, w, h). */
 function target(g, state, key, codes, box, name) {
-  const { open, ctx } = state;
+  const { open } = state;
   const [x, y, w, h] = box;
   const hw = Math.max(w, T);
   const hh = Math.max(h, T);
@@ -217,19 +235,22 @@ function target(g, state, key, codes, box, name) {
   const label = codes.length === 1
     ? String(open.get(codes[0]).label ?? codes[0])
     : `${name}: ${codes.length} choices (${codes.map((c) => open.get(c).label).join('; ')})`;
-  g.setAttribute('role', 'button');
-  g.setAttribute('tabindex', '0');
-  g.setAttribute('aria-label', label);
-  g.setAttribute('class', `pk-target${selected ? ' is-selected' : ''}`);
+  // One choice: svg.js's target (role, label, data-code; a tap, Enter or Space plays the
+  // choice of the latest state). Several: a button that opens them in the tray.
+  const getCtx = () => g.ownerSVGElement?.__pocket?.ctx;
   if (codes.length === 1) {
-    g.setAttribute('data-code', codes[0]);
+    setTarget(g, open.get(codes[0]), getCtx, 'pk');
     g.removeAttribute('data-codes');
     g.removeAttribute('aria-expanded');
   } else {
+    setTarget(g, null, getCtx, 'pk');
+    g.setAttribute('role', 'button');
+    g.setAttribute('tabindex', '0');
+    g.setAttribute('aria-label', label);
     g.setAttribute('data-codes', codes.join(' '));
-    g.removeAttribute('data-code');
     g.setAttribute('aria-expanded', selected ? 'true' : 'false');
   }
+  g.setAttribute('class', `pk-target${selected ? ' is-selected' : ''}`);
   g.dataset.thing = key;
   let hit = g.querySelector(':scope > rect.pk-hit');
   if (!hit) {
@@ -245,13 +266,12 @@ function target(g, state, key, codes, box, name) {
   hit.setAttribute('stroke', selected ? C.focus : C.gold);
   hit.setAttribute('stroke-width', selected ? 4 : 3);
   hit.setAttribute('stroke-dasharray', selected ? 'none' : '7 4');
-  if (!g.dataset.wired) {
-    g.dataset.wired = '1';
+  if (!g.dataset.wiredTray) {
+    g.dataset.wiredTray = '1';
     const act = () => {
       const root = g.ownerSVGElement;
       const s = root?.__pocket;
-      if (!s) return;
-      if (g.dataset.code) { s.ctx.choose(g.dataset.code); return; }
+      if (!s || g.dataset.code || !g.dataset.codes) return; // one choice: setTarget's
       s.selected = s.selected === g.dataset.thing ? null : g.dataset.thing;
       s.redraw();
       const tray = root.querySelector('[data-key="tray"] [role="button"]');
@@ -273,11 +293,27 @@ function untarget(g) {
   g.querySelector(':scope > rect.pk-hit')?.remove();
 }
 
-/** Mark `g` as the thing `key`: a target when it has choices, else a plain drawing. */
+/** Mark `g` as the thing `key`: a target when it has choices, else a plain drawing; the
+ * thing a step is about (its choices are the tray's) is outlined as chosen instead. */
 function wire(g, state, key, box, name) {
   const codes = state.things.get(key);
-  if (codes && codes.length) target(g, state, key, codes, box, name);
+  const chosen = state.fixed === key;
+  if (codes && codes.length && !chosen) target(g, state, key, codes, box, name);
   else untarget(g);
+  let ring = g.querySelector(':scope > rect.pk-chosen');
+  if (!chosen) {
+    ring?.remove();
+    delete g.dataset.chosen;
+    return;
+  }
+  if (!ring) ring = rect(0, 0, 0, 0, { class: 'pk-chosen', rx: 8, fill: 'none', stroke: C.focus, 'stroke-width': 4, 'aria-hidden': 'true' });
+  g.append(ring); // on top of what the thing's drawing put there
+  const [x, y, w, h] = box;
+  ring.setAttribute('x', x + 2);
+  ring.setAttribute('y', y + 2);
+  ring.setAttribute('width', Math.max(0, w - 4));
+  ring.setAttribute('height', Math.max(0, h - 4));
+  g.dataset.chosen = '1';
 }
 
 // ------------------------------------------------------------------ the sections
@@ -651,12 +687,15 @@ const TRAY_H = 26 + 2 * T + 8 + 8;
  * or a word on how to play on the board. */
 function drawTray(g, v, state, width) {
   const sel = state.selected && state.things.get(state.selected);
+  // An open step's question (the adapter writes Discord's bold marks: taken out).
+  const asked = state.step ? String(state.step.title ?? '').replace(/\*\*/g, '').trim() : '';
   let title = '';
   let entries = [];
   if (sel && sel.length > 1) {
-    title = 'Choose how:';
+    title = (state.fixed && asked) || 'Choose how:';
     entries = sel.map((code) => ({ key: `code:${code}`, code, label: String(state.open.get(code).label) }));
-    entries.push({ key: 'cancel', cancel: true, label: 'Cancel' });
+    // The step's own choices have the step's Cancel; a thing chosen here has this one.
+    if (!state.fixed) entries.push({ key: 'cancel', cancel: true, label: 'Cancel' });
   } else {
     const mirror = [...state.things.keys()].filter((k) => k.startsWith('mirror:'));
     if (mirror.length) {
@@ -670,12 +709,12 @@ function drawTray(g, v, state, width) {
   const any = state.things.size > 0;
   const hint = !entries.length && (any ? 'Tap a place or thing outlined in gold to play it (every choice is also a button with the choices).'
     : 'Nothing to tap on the board right now.');
-  const prompt = !entries.length ? String(v.prompt || v.reason || '') : '';
-  const sig = JSON.stringify([width, title, hint, prompt]);
+  const prompt = !entries.length ? (asked || String(v.prompt || v.reason || '')) : '';
+  const sig = JSON.stringify([width, title, hint, prompt, entries.length > 0]);
   const box = keyed(g, 'tray', sig, (el) => {
     el.replaceChildren();
     el.append(rect(0, 0, width, TRAY_H, { rx: 10, fill: C.panel, stroke: entries.length ? C.gold : C.grid, 'stroke-width': entries.length ? 2 : 1 }));
-    if (title) el.append(text(12, 15, title, { bold: true }));
+    if (title) el.append(text(12, 15, wrap(title, FS, width - 24, 1, true)[0], { bold: true }));
     let y = 18;
     if (prompt) {
       const ls = wrap(prompt, 13, width - 24, 4, true);
@@ -686,10 +725,12 @@ function drawTray(g, v, state, width) {
     el.append(svg('g', { 'data-key': 'entries' }));
   });
   const list = box.querySelector('[data-key="entries"]');
-  const cw = (width - 24 - 8) / 2;
-  entries.slice(0, 4).forEach((entry, i) => {
-    const x = 12 + (i % 2) * (cw + 8);
-    const y = 26 + Math.floor(i / 2) * (T + 8);
+  // Two rows of two, or of three when there are more (a free item's fights and Cancel).
+  const cols = entries.length > 4 ? 3 : 2;
+  const cw = (width - 24 - 8 * (cols - 1)) / cols;
+  entries.slice(0, 2 * cols).forEach((entry, i) => {
+    const x = 12 + (i % cols) * (cw + 8);
+    const y = 26 + Math.floor(i / cols) * (T + 8);
     const sig = JSON.stringify([entry, x, y]);
     const el = keyed(list, entry.key, sig, (node) => {
       node.replaceChildren();
@@ -802,10 +843,21 @@ export function draw(container, ctx) {
   }
   container.querySelector(':scope > .pocket-empty')?.remove();
   const old = container.querySelector(':scope > svg.board-svg')?.__pocket;
-  const { things, open } = thingsOf(v, ctx.choices ?? []);
-  let selected = old && old.ctx.version === ctx.version ? old.selected : null;
+  // While a step is open its choices are the board's targets, not the table's again.
+  const step = ctx.step && Array.isArray(ctx.step.choices) ? ctx.step : null;
+  const { things, open } = thingsOf(v, step ? step.choices : (ctx.choices ?? []));
+  const stepKey = step ? JSON.stringify([step.title, step.choices.map((c) => c.code)]) : '';
+  let selected = old && old.ctx.version === ctx.version && old.stepKey === stepKey ? old.selected : null;
   if (selected && !((things.get(selected) ?? []).length > 1)) selected = null;
-  const state = { ctx, things, open, selected, redraw: null };
+  // A step whose choices all stand on one thing (the ways to a tile): that thing is the
+  // chosen one and its choices are the tray's buttons at once.
+  let fixed = null;
+  if (step && things.size === 1) {
+    const [[key, codes]] = things;
+    if (codes.length > 1) fixed = key;
+  }
+  if (fixed) selected = fixed;
+  const state = { ctx, things, open, selected, fixed, step, stepKey, redraw: null };
   state.redraw = () => paint(container, state);
   paint(container, state);
   // Two columns or one by the room there is: a phone turned round, a window made wider.

@@ -13,6 +13,9 @@
 //   w<dir>  the square next to the figure of the child to act, in that direction
 //   y       the figure's own square: stay where it is
 //   x       "Stop sliding": a button in the banner
+// and, while a tile's step is open (ctx.step), its choices instead:
+//   s<sq><dir>  the square next to the chosen tile in that direction, with an arrow
+//               (the tile is outlined in gold, the banner says the step's question)
 // One layout, 360 units wide, every text at least 10.5 units (9 CSS px from a 336 px wide
 // board up); on a wide screen it is shown at most 560 px wide (app.css). Its height is
 // fixed by the view's shape (the path's length, the number of children).
@@ -61,6 +64,19 @@ const TARGET = '#3b45c4'; // the touch outline: the shell's blurple, darkened to
 const MIN_FONT = 10.5;
 
 const STEP = { u: [-1, 0], d: [1, 0], l: [0, -1], r: [0, 1] };
+const ARROW_ANGLE = { u: 0, r: 90, d: 180, l: 270 };
+
+/** An arrow pointing dir ('u', 'd', 'l', 'r') in the middle of a square of side s at (x, y). */
+function arrow(x, y, s, dir) {
+  const cx = x + s / 2;
+  const cy = y + s / 2;
+  const k = s * 0.2;
+  const shaft = [[cx - k * 0.45, cy + k * 1.1], [cx - k * 0.45, cy], [cx - k * 1.1, cy], [cx, cy - k * 1.2],
+    [cx + k * 1.1, cy], [cx + k * 0.45, cy], [cx + k * 0.45, cy + k * 1.1]];
+  return svg('polygon', { class: 'tr-arrow', points: pts(shaft), fill: TARGET, stroke: '#ffffff', 'stroke-width': 2,
+    'stroke-linejoin': 'round', transform: `rotate(${ARROW_ANGLE[dir] ?? 0} ${cx.toFixed(2)} ${cy.toFixed(2)})`,
+    'aria-hidden': 'true' });
+}
 
 function ownerStyle(seat) {
   const i = ((seat % OWNER_COLORS.length) + OWNER_COLORS.length) % OWNER_COLORS.length;
@@ -254,9 +270,12 @@ function build(root, L, view, st) {
       const figures = svg('g');
       const corner = svg('g');
       const hl = svg('rect', { class: 'tr-hl', x: x + 1.5, y: y + 1.5, width: G.cell - 3, height: G.cell - 3, rx: 6, fill: 'none', stroke: TARGET, 'stroke-width': 3, display: 'none' });
-      g.append(face, corner, figures, hl);
+      // The tile a step is about (gold), and the arrow of a direction to slide it.
+      const picked = svg('rect', { class: 'tr-picked', x: x + 1.5, y: y + 1.5, width: G.cell - 3, height: G.cell - 3, rx: 6, fill: 'none', stroke: GOLD, 'stroke-width': 4, display: 'none' });
+      const way = svg('g', { class: 'tr-way' });
+      g.append(face, corner, figures, way, picked, hl);
       root.append(g);
-      parts.cells.set(sq, { g, face, figures, corner, x, y, r, c, sig: null, figSig: null });
+      parts.cells.set(sq, { g, face, figures, corner, way, picked, x, y, r, c, sig: null, figSig: null, waySig: '' });
     }
   }
   // The apple tree and the gate, on their corner squares.
@@ -381,7 +400,9 @@ function update(parts, L, view, ctx, choices, st) {
   const stop = choices.get('x') ?? null;
   const right = stop ? 112 + 6 : 88;
   fitText(parts.headline, head, b.w - 42 - right);
-  fitText(parts.detail, String(view.prompt ?? ''), b.w - 42 - (stop ? 118 : 8));
+  // While a step is open its question is the one to answer (Discord's bold marks out).
+  const asked = ctx.step ? String(ctx.step.title ?? '').replace(/\*\*/g, '') : '';
+  fitText(parts.detail, asked || String(view.prompt ?? ''), b.w - 42 - (stop ? 118 : 8));
   const pages = `Pages ${(view.pages ?? []).length}/${view.total_pages ?? 12}`;
   if (parts.pages.textContent !== pages) parts.pages.textContent = pages;
   parts.pages.setAttribute('display', stop ? 'none' : 'inline');
@@ -395,6 +416,20 @@ function update(parts, L, view, ctx, choices, st) {
     if (m) bySquare.set(m[1], choice);
   }
   const mine = (view.cells ?? []).find((c) => (c.figures ?? []).includes(view.turn));
+  // A tile's step: each direction is the square the tile would slide onto.
+  const ways = new Map();
+  let picked = null;
+  for (const [code, choice] of choices) {
+    const m = /^s([A-I])([1-9])([udlr])$/.exec(code);
+    if (!m) continue;
+    const row = m[1].charCodeAt(0) - 65;
+    const col = Number(m[2]) - 1;
+    const [dr, dc] = STEP[m[3]];
+    picked = squareName(row, col);
+    const to = squareName(row + dr, col + dc);
+    bySquare.set(to, choice);
+    ways.set(to, m[3]);
+  }
   if (mine) {
     for (const [d, [dr, dc]] of Object.entries(STEP)) {
       const choice = choices.get(`w${d}`);
@@ -418,6 +453,14 @@ function update(parts, L, view, ctx, choices, st) {
       cell.figSig = figSig;
       cell.figures.replaceChildren(...drawFigures(cell, G, info.figures ?? []));
     }
+    const waySig = ways.get(info.square) ?? '';
+    if (cell.waySig !== waySig) {
+      cell.waySig = waySig;
+      cell.way.replaceChildren(...(waySig ? [arrow(cell.x, cell.y, G.cell, waySig)] : []));
+    }
+    cell.picked.setAttribute('display', info.square === picked ? 'inline' : 'none');
+    if (info.square === picked) cell.g.dataset.picked = '1';
+    else delete cell.g.dataset.picked;
     setTarget(cell.g, bySquare.get(info.square) ?? null, st);
   }
 
@@ -493,6 +536,8 @@ export function draw(container, ctx) {
     st.key = key;
     build(root, L, view, st);
   }
-  const choices = new Map((ctx.choices ?? []).filter((c) => !c.disabled).map((c) => [String(c.code), c]));
+  // While a step is open its choices are the board's targets, not the table's again.
+  const source = ctx.step ? ctx.step.choices : ctx.choices;
+  const choices = new Map((source ?? []).filter((c) => !c.disabled).map((c) => [String(c.code), c]));
   update(st.parts, L, view, ctx, choices, st);
 }

@@ -7,6 +7,9 @@
 // say nothing of what they stand for, so each choice is placed by its label (the adapter's
 // action_label, built from the printed names of winter-tales-data.js). A place that stands
 // for several choices opens a small list of them. The rest stay as the shell's buttons.
+// While a guided step is open (ctx.step: what a group or a kind opened, e.g. the starting
+// spaces after a character of the draft) its choices are placed the same way instead; the
+// step's codes are a<i>/t<i> too, so they are placed by their labels as well.
 //
 // Layout: a column 400 units wide (text at 11 units or more, so 9 CSS px or more once the
 // board is 330 px wide or wider; touches at 54 units or more, so 44 CSS px at that width);
@@ -219,8 +222,10 @@ function sideOf(rest) {
 }
 
 /** Where on the board a choice's label puts it: a key ('space:<id>', 'char:<id>',
- * 'card:<id>', 'card:<id>:<side>', 'mem:<slot>'), or null (it stays a button only). */
-export function placeOf(choice, view) {
+ * 'card:<id>', 'card:<id>:<side>', 'mem:<slot>'), or null (it stays a button only).
+ * byStart: a character's draft choice ("<character> in <space>") goes on its space (the
+ * step after a character was chosen), not on the character. */
+export function placeOf(choice, view, byStart = false) {
   const code = String(choice.code ?? '');
   const label = String(choice.label ?? '').replace(/…$/, '');
   const hand = new Map((view?.hand ?? []).map((c) => [c.title, c.id]));
@@ -269,7 +274,7 @@ export function placeOf(choice, view) {
   if (who) {
     const rest = who[1];
     const inSpace = rest.startsWith(' in ') ? lead(rest.slice(4), SPACE_BY_NAME) : null;
-    if (inSpace) return `char:${who[0]}`; // choose a character (and where it starts)
+    if (inSpace) return byStart ? `space:${inSpace[0]}` : `char:${who[0]}`; // a character and where it starts
     const back = /^ returns? in /.exec(rest);
     const s = back ? lead(rest.slice(back[0].length), SPACE_BY_NAME) : null;
     if (s) return `space:${s[0]}`;
@@ -303,11 +308,25 @@ function thingName(key) {
   return key;
 }
 
-function placesOf(choices, view) {
+/** The draft choices' one character, when every "<character> in <space>" choice is of the
+ * same one (a guided step after that character was picked), else null. */
+function draftCharacter(choices) {
+  const chars = new Set();
+  for (const choice of choices) {
+    const label = String(choice.label ?? '');
+    const who = lead(label, CHAR_BY_NAME);
+    if (who && who[1].startsWith(' in ') && lead(who[1].slice(4), SPACE_BY_NAME)) chars.add(who[0]);
+  }
+  return chars.size === 1 ? [...chars][0] : null;
+}
+
+function placesOf(choices, view, inStep = false) {
   const places = new Map();
+  // In a step whose draft choices are one character's, each is its starting space.
+  const byStart = inStep && draftCharacter(choices) !== null;
   for (const choice of choices) {
     if (choice.disabled) continue;
-    const key = placeOf(choice, view);
+    const key = placeOf(choice, view, byStart);
     if (!key) continue;
     if (!places.has(key)) places.set(key, []);
     places.get(key).push(choice);
@@ -915,7 +934,8 @@ export function draw(container, ctx) {
     }
   }
   const focusedKey = document.activeElement?.closest?.('.wt-target')?.dataset.key ?? null;
-  st.places = view ? placesOf(ctx.choices ?? [], view) : new Map();
+  // While a step is open its choices are the board's targets, not the table's again.
+  st.places = view ? placesOf((ctx.step ? ctx.step.choices : ctx.choices) ?? [], view, !!ctx.step) : new Map();
   const placesSig = JSON.stringify([...st.places].map(([k, list]) => [k, list.map((c) => [c.code, c.label])]));
   for (const [name, fn, sigOf] of SECTIONS) {
     let g = st.sections[name];
