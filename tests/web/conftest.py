@@ -108,3 +108,20 @@ def browser() -> Iterator[Callable[..., Any]]:
 def shots() -> Path:
     SHOTS.mkdir(parents=True, exist_ok=True)
     return SHOTS
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[Any]:
+    """The real server: the emulator and the bot process with the Activity served
+    (``tests.web.live.Live``), stopped after the test. The end of the bot's log is
+    printed at teardown (pytest shows it when the test failed)."""
+    need_browser()
+    from tests.web.live import Live
+
+    started = Live(tmp_path).start()
+    try:
+        yield started
+    finally:
+        if started.bot is not None:
+            print(f"--- bot log ---\n{started.bot.log()[-6000:]}")
+        started.stop()
