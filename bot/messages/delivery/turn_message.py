@@ -291,7 +291,8 @@ class TurnMessages:
                      and prev.version < update.version)
         # Everyone seated follows the table in the Activity: its channel messages go on
         # without pictures (for anyone reading along) until one of them leaves.
-        in_activity = (key is not None and update.kind in ("move", "start")
+        # (Not from the view: an update overtaken by the next move carries none.)
+        in_activity = (update.kind in ("move", "start")
                        and not update.finished and await self.pictures.all_watching(
                            info.channel_id, [s.user_id for s in info.seats
                                              if s.user_id is not None]))
