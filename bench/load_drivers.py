@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.load import MENTION, PATIENCE, LoadEmulator, Probe, sleep_until
+from bot.messages.ui.activity import OPEN_BOARD
 from tests.emulator import Channel, Interaction, Message, Person
 from tests.emulator.people import modal_fields
 
@@ -114,11 +115,13 @@ def parse_id(custom_id: str | None) -> tuple[str, int, str] | None:
 
 def options_of(msg: Message, skip: frozenset[str] = frozenset(),
                rare: frozenset[str] = frozenset()) -> list[Option]:
-    """The enabled game choices of a message (not the lobby's Join / Start)."""
+    """The enabled game choices of a message (not the lobby's Join / Start, nor the
+    "Open the board" button)."""
     out = []
     for b in msg.buttons:
         ids = parse_id(b.custom_id) if not b.disabled else None
-        if ids is None or ids[2].startswith("lobby.") or ids[2] in skip:
+        if ids is None or ids[2].startswith("lobby.") or ids[2] in skip \
+                or ids[2] == OPEN_BOARD:  # opens the Activity: no move comes of it
             continue
         assert b.custom_id is not None
         out.append(Option(b.custom_id, None, ids[2], ids[1], ids[0],

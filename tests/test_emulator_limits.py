@@ -225,6 +225,29 @@ async def test_interaction_endpoints_are_exempt_from_the_global_limit(http: Http
     assert rl.limited == {"global": 1, "user": 1}
 
 
+@policy(other=Window(3, 1.0), global_limit=Window(4, 1.0))
+async def test_a_persons_bearer_token_has_limits_of_its_own(http: Http) -> None:
+    """Discord counts buckets and the global limit per token: a crowd signing in to the
+    Activity (each with their own ``/users/@me``) spends neither the bot's buckets nor
+    each other's, and is not counted as the bot's requests."""
+    emu = http.emu
+    tokens = [f"bearer-{i}" for i in range(5)]
+    for i, token in enumerate(tokens):
+        emu.oauth.tokens[token] = emu.user(f"p{i}").user
+
+    async def me(token: str) -> int:
+        async with http.session.get(emu.api_base + "/users/@me",
+                                    headers={"Authorization": f"Bearer {token}"}) as resp:
+            return resp.status
+
+    assert [await me(t) for t in tokens for _ in range(3)] == [200] * 15
+    assert await me(tokens[0]) == 429  # that one person's bucket is spent
+    assert (await http.call("GET", "/users/@me"))[0] == 200  # the bot's is untouched
+    rl = emu.ratelimits
+    assert rl.kinds["bearer"] == 16 and rl.kinds["bot"] == 1
+    assert rl.limited == {"user": 1}
+
+
 @policy(invalid_limit=5, ban_for=60.0)
 async def test_invalid_requests_lead_to_a_ban_and_the_ban_ends(http: Http) -> None:
     emu = http.emu

@@ -88,6 +88,22 @@ async def test_a_session_needs_a_token_discord_knows(web: WebHarness) -> None:  
     assert status == 400
 
 
+async def test_a_rate_limited_users_me_is_waited_out_once_or_said_in_words(
+        web: WebHarness) -> None:  # noqa: F811
+    body = {"channel_id": str(CHANNEL), "guild_id": None}
+
+    async def token() -> str:
+        code = web.emu.authorization_code(web.emu.user("carol"))
+        return (await web.post("/api/token", {"code": code}))[1]["access_token"]
+
+    short = web.emu.faults.rate_limit("GET /users/@me", retry_after=0.05)
+    status, session = await web.post("/api/session", body, bearer=await token())
+    assert status == 200 and short.hits == 1 and session["user"]["name"] == "carol"
+    long = web.emu.faults.rate_limit("GET /users/@me", retry_after=30.0)
+    status, busy = await web.post("/api/session", body, bearer=await token())
+    assert status == 503 and "busy" in busy["error"] and long.hits == 1
+
+
 def test_sessions_are_signed_expire_and_resist_tampering() -> None:
     now = [1000.0]
     sessions = Sessions(KEY, lifetime=60, clock=lambda: now[0])

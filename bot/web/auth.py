@@ -15,6 +15,7 @@ Nothing secret is logged: not the code, the token, the client secret nor a sessi
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import hmac
@@ -23,6 +24,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import aiohttp
 
@@ -34,6 +36,8 @@ SESSION_SECONDS = 12 * 3600.0
 """How long a session lasts: an evening's game; the Activity asks again after that."""
 DISCORD_API = "https://discord.com/api/v10"
 HTTP_TIMEOUT = aiohttp.ClientTimeout(total=10)
+RETRY_AT_MOST = 2.0
+"""The longest 429 wait the sign-in sits out before it asks the person to try again."""
 
 
 class SessionError(ValueError):
@@ -42,7 +46,8 @@ class SessionError(ValueError):
 
 class OAuthError(Exception):
     """Discord refused or failed the exchange; ``status`` is what the browser gets
-    (400: the code or token is bad; 502: Discord did not answer as it should)."""
+    (400: the code or token is bad; 502: Discord did not answer as it should;
+    503: Discord asked us to wait longer than a sign-in should)."""
 
     def __init__(self, text: str, status: int) -> None:
         super().__init__(text)
@@ -168,17 +173,19 @@ class DiscordOAuth:
         return token
 
     async def user(self, access_token: str) -> DiscordUser:
-        """The person an access token belongs to; raises :class:`OAuthError`."""
-        try:
-            async with self._session().get(
-                    f"{self.api_base}/users/@me",
-                    headers={"Authorization": f"Bearer {access_token}"}) as resp:
-                status = resp.status
-                data = await resp.json(content_type=None) if status == 200 else None
-        except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
-            log.warning("users/@me: Discord did not answer (%s)", type(exc).__name__)
-            raise OAuthError("Discord did not answer; try opening the board again.",
-                             502) from None
+        """The person an access token belongs to; raises :class:`OAuthError`.
+
+        A 429 that asks for a short wait is waited out once (the person is at the
+        loading screen); a longer one is said in words."""
+        for attempt in range(2):
+            status, data, wait = await self._me(access_token)
+            if status != 429:
+                break
+            if attempt or wait is None or wait > RETRY_AT_MOST:
+                log.warning("users/@me: rate limited (retry after %s s)", wait)
+                raise OAuthError("Discord is busy; open the board again in a few seconds.",
+                                 503)
+            await asyncio.sleep(wait)
         if status == 401:
             raise OAuthError("Discord did not accept that access token; open the board "
                              "again.", 401)
@@ -191,3 +198,20 @@ class DiscordOAuth:
             raise OAuthError("Discord did not say who you are; try again.", 502) from None
         name = data.get("global_name") or data.get("username") or f"Player {user_id}"
         return DiscordUser(user_id, " ".join(str(name).split())[:64] or f"Player {user_id}")
+
+    async def _me(self, access_token: str) -> tuple[int, Any, float | None]:
+        """One ``GET /users/@me``: the status, the JSON of a 200, and a 429's wait."""
+        try:
+            async with self._session().get(
+                    f"{self.api_base}/users/@me",
+                    headers={"Authorization": f"Bearer {access_token}"}) as resp:
+                data = await resp.json(content_type=None) if resp.status in (200, 429) \
+                    else None
+        except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
+            log.warning("users/@me: Discord did not answer (%s)", type(exc).__name__)
+            raise OAuthError("Discord did not answer; try opening the board again.",
+                             502) from None
+        if resp.status == 429:
+            wait = data.get("retry_after") if isinstance(data, dict) else None
+            return 429, None, float(wait) if isinstance(wait, int | float) else None
+        return resp.status, data, None

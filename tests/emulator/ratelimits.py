@@ -181,6 +181,12 @@ def _bucket_hash(name: str) -> str:
     return hashlib.md5(name.encode(), usedforsecurity=False).hexdigest()
 
 
+def _holder(request: web.Request) -> str:
+    """Whose buckets a request spends: an OAuth2 bearer token's own, else the bot's ("")."""
+    auth = request.headers.get("Authorization") or ""
+    return auth if auth.startswith("Bearer ") else ""
+
+
 def route_for(policy: RateLimitPolicy, method: str, template: str, params: dict[str, str]) -> Route:
     """The bucket of a request (``template`` as the emulator routes it)."""
     if template.startswith(INTERACTION_CALLBACK):
@@ -265,7 +271,10 @@ class RateLimits:
     global_peak: int = 0
     """The most requests one global window let through."""
     _global: dict[str, _Bucket] = field(default_factory=dict)
-    _routes: dict[tuple[str, str], _Bucket] = field(default_factory=dict)
+    _routes: dict[tuple[str, str, str], _Bucket] = field(default_factory=dict)
+    """Route buckets by (route, major parameter, holder): Discord counts a bucket per
+    token, so every OAuth2 bearer token (a person's ``/users/@me``) has buckets of its
+    own; the bot token's holder is ""."""
     _invalid: dict[str, deque[float]] = field(default_factory=dict)
     _banned_until: dict[str, float] = field(default_factory=dict)
 
@@ -290,7 +299,7 @@ class RateLimits:
         length, the longest a client may be told to wait."""
         assert self.policy is not None, "rate limits are off"
         route = route_for(self.policy, method, template, params)
-        bucket = self._routes.setdefault((route.name, route.major), _Bucket(route.window))
+        bucket = self._routes.setdefault((route.name, route.major, ""), _Bucket(route.window))
         bucket.window = route.window
         bucket.start, bucket.count = self.emu.now(), route.window.limit
         return route.window.per
@@ -339,7 +348,7 @@ class RateLimits:
         if refusal is not None:
             return refusal
         response = await handle()
-        bucket = self._routes[(route.name, route.major)]
+        bucket = self._routes[(route.name, route.major, _holder(request))]
         response.headers.update(self._route_headers(route, bucket, self.emu.now()))
         response.headers.setdefault("Via", VIA)
         if response.status == 429:
@@ -369,7 +378,9 @@ class RateLimits:
             if channel is not None and not exempt:
                 self.bot_channels[channel.id] += 1
                 self.bot_channel_routes[(channel.id, f"{method} {template}")] += 1
-        self.kinds["interaction" if exempt else "bot"] += 1
+        holder = _holder(request)
+        # A person's bearer token spends its own limits, not the bot's.
+        self.kinds["interaction" if exempt else "bearer" if holder else "bot"] += 1
         gbucket = None
         if not exempt:
             who = request.headers.get("Authorization") or f"ip:{ip}"
@@ -381,7 +392,8 @@ class RateLimits:
                 return self._limited(
                     method, template, path, GLOBAL, retry, ip, self._global_answer(retry)
                 )
-        bucket = self._routes.setdefault((route.name, route.major), _Bucket(route.window))
+        bucket = self._routes.setdefault((route.name, route.major, holder),
+                                         _Bucket(route.window))
         bucket.window = route.window  # the policy may have changed under a live bucket
         bucket.roll(now)
         if bucket.remaining == 0:
