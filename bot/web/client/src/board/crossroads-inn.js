@@ -32,6 +32,7 @@
 // One layout, 360 units wide (on a wide screen at most 36rem, app.css); every text at least
 // 10.5 units (9 CSS px from a 336 px wide board up). Its height is fixed by the number of
 // seats and whether the view holds a hand, so no update moves the page.
+import { ownerMarker, ownerStyle, shape } from './marks.js';
 import { ensureSvg, fitText, measure, setTarget as markTarget, svg } from './svg.js';
 import { DATA } from './crossroads-inn-data.js';
 
@@ -48,9 +49,6 @@ const INK = '#1e1f22';
 const GOLD = '#ffcc08';
 const GOLD_DARK = '#9e7700';
 const GOOD = '#23a55a';
-const OWNER_COLORS = ['#e99700', '#55aacc', '#feff6b', '#00cc89', '#cc79a7', '#e8645a', '#4887e4'];
-const OWNER_SHAPES = ['circle', 'square', 'diamond', 'triangle', 'hexagon', 'star', 'pentagon'];
-const OWNER_COLOR_NAMES = ['orange', 'sky blue', 'yellow', 'green', 'pink', 'red', 'blue'];
 // From renderers/crossroads_inn.py: CATEGORY_FILL, GOSSIP_FILL / GOSSIP_LETTER,
 // INGREDIENT_FILL, BASIC_FILL, RECIPE_FILL, LOSS, INNER_RING, SPECIAL_FILL.
 const CATEGORY_FILL = { yellow: '#f2c94c', brown: '#8b5a2e', blue: '#2f6bc4', red: '#e06a60' };
@@ -93,59 +91,13 @@ const REP_ROW = 26;
 
 // ----------------------------------------------------------------------------- small helpers
 
-function ownerStyle(seat) {
-  const i = ((seat % OWNER_COLORS.length) + OWNER_COLORS.length) % OWNER_COLORS.length;
-  return { color: OWNER_COLORS[i], shape: OWNER_SHAPES[i], letter: String.fromCharCode(65 + (seat % 26)),
-    colorName: OWNER_COLOR_NAMES[i] };
-}
-
-function pts(list) {
-  return list.map(([x, y]) => `${x.toFixed(2)},${y.toFixed(2)}`).join(' ');
-}
-
-function polygon(cx, cy, r, sides, rotation = 0) {
-  return pts(Array.from({ length: sides }, (_, k) => {
-    const a = ((rotation - 90 + (360 * k) / sides) * Math.PI) / 180;
-    return [cx + r * Math.cos(a), cy + r * Math.sin(a)];
-  }));
-}
-
-/** A named shape of about radius r (renderers/common.py draw_shape). */
-function shape(name, cx, cy, r, attrs) {
-  if (name === 'circle') return svg('circle', { cx, cy, r, ...attrs });
-  if (name === 'square') {
-    const s = r * 0.92;
-    return svg('rect', { x: cx - s, y: cy - s, width: 2 * s, height: 2 * s, rx: Math.max(1, s * 0.22), ...attrs });
-  }
-  if (name === 'star') {
-    return svg('polygon', { points: pts(Array.from({ length: 10 }, (_, k) => {
-      const rr = k % 2 ? r * 1.15 * 0.45 : r * 1.15;
-      const a = ((-90 + 36 * k) * Math.PI) / 180;
-      return [cx + rr * Math.cos(a), cy + rr * Math.sin(a)];
-    })), ...attrs });
-  }
-  const points = {
-    diamond: () => polygon(cx, cy, r, 4), triangle: () => polygon(cx, cy + r * 0.15, r * 1.15, 3),
-    hexagon: () => polygon(cx, cy, r, 6, 30), pentagon: () => polygon(cx, cy, r * 1.05, 5),
-  }[name] ?? (() => polygon(cx, cy, r, 8, 22.5));
-  return svg('polygon', { points: points(), ...attrs });
+/** This board's seat marker. */
+function seatMarker(seat, cx, cy, r) {
+  return ownerMarker(seat, cx, cy, r, { cls: 'ci-marker', strokeWidth: 1.2, letterOnlyIfReadable: true });
 }
 
 function text(attrs, words = '') {
   return svg('text', { 'font-size': MIN_FONT, fill: TEXT, 'dominant-baseline': 'central', ...attrs }, words);
-}
-
-/** A seat's marker: shape, colour and letter (renderers/common.py owner_marker); a marker too
- * small for a readable letter is its shape alone (as the picture's crowded spaces). */
-function ownerMarker(seat, cx, cy, r) {
-  const st = ownerStyle(seat);
-  const g = svg('g', { class: 'ci-marker' },
-    shape(st.shape, cx, cy, r, { fill: st.color, stroke: INK, 'stroke-width': 1.2 }));
-  if (r * 1.05 >= MIN_FONT - 0.01) {
-    g.append(text({ x: cx, y: cy + (st.shape === 'triangle' ? r * 0.18 : 0), 'text-anchor': 'middle',
-      'font-size': Math.max(MIN_FONT, r * 1.05), 'font-weight': 700, fill: INK }, st.letter));
-  }
-  return g;
 }
 
 function luminance(hex) {
@@ -432,7 +384,7 @@ function buildSkeleton(root, L, st) {
     const line2 = text({ x: M + 34, y: y + 29, fill: MUTED });
     const line3 = text({ x: M + 34, y: y + 45, fill: MUTED });
     const chips = svg('g');
-    root.append(frame, ownerMarker(seat, M + 18, y + 16, 12), name, prestige, line2, line3, chips);
+    root.append(frame, seatMarker(seat, M + 18, y + 16, 12), name, prestige, line2, line3, chips);
     overlay(st, `seat:${seat}`, M + 3, y, CW - 6, SEAT_H);
     return { frame, name, prestige, line2, line3, chips, y };
   });
@@ -494,7 +446,7 @@ function buildInn(root, box, st) {
   const g = svg('g', { class: 'ci-inn', 'data-seat': seat });
   root.append(g);
   g.append(svg('rect', { x: M, y: box.y, width: CW, height: box.h, rx: 8, fill: PANEL }));
-  g.append(ownerMarker(seat, M + 14, box.y + 11, 10.5));
+  g.append(seatMarker(seat, M + 14, box.y + 11, 10.5));
   const title = text({ x: M + 30, y: box.y + 11, 'font-size': 13, 'font-weight': 700 });
   const right = text({ x: W - M - 6, y: box.y + 11, 'text-anchor': 'end', fill: MUTED, 'font-weight': 700 });
   g.append(title, right);
@@ -797,7 +749,7 @@ function updateBanner(P, view, ctx) {
   const sig = String(marker);
   if (P.bannerMarker.dataset.sig !== sig) {
     P.bannerMarker.dataset.sig = sig;
-    P.bannerMarker.replaceChildren(...(marker === null ? [] : [ownerMarker(marker, M + 21, P.headline.getAttribute('y') * 1 + 8, 13)]));
+    P.bannerMarker.replaceChildren(...(marker === null ? [] : [seatMarker(marker, M + 21, P.headline.getAttribute('y') * 1 + 8, 13)]));
   }
   P.bannerFrame.setAttribute('stroke', marker === null ? GRID : view.phase === 'over' ? GOOD : ownerStyle(marker).color);
   const inTurn = view.phase === 'turn';
@@ -982,12 +934,12 @@ function updateReputation(P, view) {
     for (const [v, seats] of at) {
       const cx = gx + (v + 0.5) * colW;
       const cy = row.y + REP_ROW / 2;
-      if (seats.length === 1) out.push(ownerMarker(seats[0], cx, cy, 10));
+      if (seats.length === 1) out.push(seatMarker(seats[0], cx, cy, 10));
       else {
         seats.forEach((s, i) => {
           const dx = seats.length === 2 ? (i ? 4.5 : -4.5) : ((i % 2) ? 4.5 : -4.5);
           const dy = seats.length === 2 ? (i ? 4.5 : -4.5) : (i < 2 ? -5 : 5);
-          out.push(ownerMarker(s, cx + dx, cy + dy, 5.5));
+          out.push(seatMarker(s, cx + dx, cy + dy, 5.5));
         });
       }
     }

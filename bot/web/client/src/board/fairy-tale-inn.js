@@ -20,6 +20,7 @@
 // one column) and wide (720 units: the inn on the left, players and Guest List on the
 // right). Every text is at least 10.5 units, so at least 9 CSS px from a 336 px wide board
 // (a 360 px phone) up. The SVG's height is fixed by the layout, so no update moves the page.
+import { ownerMarker, ownerStyle, shape } from './marks.js';
 import { ensureSvg, fitText, measure, setTarget as markTarget, svg } from './svg.js';
 
 const setTarget = (g, choice, st) => markTarget(g, choice, () => st.ctx, 'inn');
@@ -40,10 +41,6 @@ const HIGHLIGHT = '#ffffff';
 const WARN = '#f23f43';
 const GOOD = '#23a55a';
 const NEUTRAL = '#9a9ea6';
-// renderers/common.py OWNER_COLORS / OWNER_SHAPES / OWNER_COLOR_NAMES (seat A, B, ...).
-const OWNER_COLORS = ['#e99700', '#55aacc', '#feff6b', '#00cc89', '#cc79a7', '#e8645a', '#4887e4'];
-const OWNER_SHAPES = ['circle', 'square', 'diamond', 'triangle', 'hexagon', 'star', 'pentagon'];
-const OWNER_COLOR_NAMES = ['orange', 'sky blue', 'yellow', 'green', 'pink', 'red', 'blue'];
 // renderers/fairy_tale_inn.py ROOM_TINT, NO_ABILITY_RED, EXTRA_TEAL, KIND_COLOR.
 const ROOM_TINT = { gold1: '#4a4024', gold2: '#5a481a', no_ability: '#4e2c30', extra_turn: '#1e454a' };
 const NO_ABILITY_RED = '#f26d6d';
@@ -54,58 +51,11 @@ const ROOM_LEGEND = [['gold1', '+1 gold'], ['gold2', '+2 gold'], ['no_ability', 
   ['extra_turn', 'extra turn for 1']];
 const KIND_LABEL = { when_played: 'When Played', ongoing: 'Ongoing', end_of_game: 'End of Game' };
 
-function ownerStyle(seat) {
-  const i = ((seat % OWNER_COLORS.length) + OWNER_COLORS.length) % OWNER_COLORS.length;
-  return { color: OWNER_COLORS[i], shape: OWNER_SHAPES[i], letter: String.fromCharCode(65 + (seat % 26)),
-    colorName: OWNER_COLOR_NAMES[i] };
-}
-
 // ----------------------------------------------------------------------------- shapes
 
-function polygonPoints(cx, cy, r, sides, rotation = 0) {
-  const pts = [];
-  for (let k = 0; k < sides; k += 1) {
-    const a = ((rotation - 90 + (360 * k) / sides) * Math.PI) / 180;
-    pts.push(`${(cx + r * Math.cos(a)).toFixed(2)},${(cy + r * Math.sin(a)).toFixed(2)}`);
-  }
-  return pts.join(' ');
-}
-
-function starPoints(cx, cy, r, points = 5, inner = 0.45) {
-  const pts = [];
-  for (let k = 0; k < points * 2; k += 1) {
-    const rr = k % 2 ? r * inner : r;
-    const a = ((-90 + (180 * k) / points) * Math.PI) / 180;
-    pts.push(`${(cx + rr * Math.cos(a)).toFixed(2)},${(cy + rr * Math.sin(a)).toFixed(2)}`);
-  }
-  return pts.join(' ');
-}
-
-/** A named shape of about radius r (renderers/common.py draw_shape). */
-function shape(name, cx, cy, r, attrs) {
-  if (name === 'circle') return svg('circle', { cx, cy, r, ...attrs });
-  if (name === 'square') {
-    const s = r * 0.92;
-    return svg('rect', { x: cx - s, y: cy - s, width: 2 * s, height: 2 * s, rx: Math.max(1, s * 0.22), ...attrs });
-  }
-  let points;
-  if (name === 'diamond') points = polygonPoints(cx, cy, r, 4);
-  else if (name === 'triangle') points = polygonPoints(cx, cy + r * 0.15, r * 1.15, 3);
-  else if (name === 'hexagon') points = polygonPoints(cx, cy, r, 6, 30);
-  else if (name === 'pentagon') points = polygonPoints(cx, cy, r * 1.05, 5);
-  else if (name === 'star') points = starPoints(cx, cy, r * 1.15);
-  else points = polygonPoints(cx, cy, r, 8, 22.5);
-  return svg('polygon', { points, ...attrs });
-}
-
-/** A seat's marker: its shape in its colour with its letter (renderers/common.py owner_marker). */
-function ownerMarker(seat, cx, cy, r) {
-  const st = ownerStyle(seat);
-  const dy = st.shape === 'triangle' ? r * 0.18 : 0;
-  return svg('g', { class: 'inn-marker' },
-    shape(st.shape, cx, cy, r, { fill: st.color, stroke: INK, 'stroke-width': 1.5 }),
-    svg('text', { x: cx, y: cy + dy, 'text-anchor': 'middle', 'dominant-baseline': 'central',
-      'font-size': Math.max(10.5, r * 1.05), 'font-weight': 700, fill: INK }, st.letter));
+/** This board's seat marker. */
+function seatMarker(seat, cx, cy, r) {
+  return ownerMarker(seat, cx, cy, r, { cls: 'inn-marker' });
 }
 
 function crown(cx, by, w) {
@@ -411,7 +361,7 @@ function buildSkeleton(root, L, view, st) {
     const extra = text({ x: x + 38, y: p.y + 48, fill: MUTED, 'dominant-baseline': 'central' });
     const gold = text({ x: x + pw - 8, y: p.y + 19, 'text-anchor': 'end', 'font-size': 20, 'font-weight': 700, fill: GOLD, 'dominant-baseline': 'central' });
     const coin = svg('g');
-    g.append(frame, ownerMarker(seat, x + 19, p.y + 21, 13), name, status, extra, gold, coin);
+    g.append(frame, seatMarker(seat, x + 19, p.y + 21, 13), name, status, extra, gold, coin);
     root.append(g);
     return { g, frame, name, status, extra, gold, coin, x, w: pw };
   });
@@ -495,9 +445,9 @@ function updateBanner(parts, L, view, ctx, choices) {
     const cx = b.x + 22;
     const cy = b.y + b.h / 2;
     const m = [];
-    if (turn) m.push(ownerMarker(view.to_act, cx, cy, 14));
-    else if (over && view.winners.length === 1) m.push(crown(cx, cy - 6, 10), ownerMarker(view.winners[0], cx, cy + 7, 12));
-    else if (over && view.winners.length) view.winners.forEach((s, i) => m.push(ownerMarker(s, cx + i * 8, cy + (i ? 6 : -6), 10)));
+    if (turn) m.push(seatMarker(view.to_act, cx, cy, 14));
+    else if (over && view.winners.length === 1) m.push(crown(cx, cy - 6, 10), seatMarker(view.winners[0], cx, cy + 7, 12));
+    else if (over && view.winners.length) view.winners.forEach((s, i) => m.push(seatMarker(s, cx + i * 8, cy + (i ? 6 : -6), 10)));
     else if (over) m.push(svg('circle', { cx, cy, r: 13, fill: PANEL_HI, stroke: MUTED }), text({ x: cx, y: cy, 'text-anchor': 'middle', 'dominant-baseline': 'central', 'font-size': 16, 'font-weight': 700 }, '='));
     parts.bannerMarker.replaceChildren(...m);
   }

@@ -19,6 +19,7 @@
 // One layout, 360 units wide, every text at least 10.5 units (9 CSS px from a 336 px wide
 // board up); on a wide screen it is shown at most 560 px wide (app.css). Its height is
 // fixed by the view's shape (the path's length, the number of children).
+import { ownerMarker, ownerStyle, pts, shape } from './marks.js';
 import { ensureSvg, fitText, measure, setTarget as markTarget, svg } from './svg.js';
 
 const setTarget = (g, choice, st) => markTarget(g, choice, () => st.ctx, 'tr');
@@ -32,9 +33,6 @@ const MUTED = '#b5bac1';
 const INK = '#1e1f22';
 const GOLD = '#ffcc08';
 const GOLD_DARK = '#9e7700';
-const OWNER_COLORS = ['#e99700', '#55aacc', '#feff6b', '#00cc89', '#cc79a7', '#e8645a', '#4887e4'];
-const OWNER_SHAPES = ['circle', 'square', 'diamond', 'triangle', 'hexagon', 'star', 'pentagon'];
-const OWNER_COLOR_NAMES = ['orange', 'sky blue', 'yellow', 'green', 'pink', 'red', 'blue'];
 // From renderers/treasure.py.
 const GREEN = '#5cc84e';
 const GREEN_DARK = '#2e8b3a';
@@ -66,6 +64,11 @@ const MIN_FONT = 10.5;
 const STEP = { u: [-1, 0], d: [1, 0], l: [0, -1], r: [0, 1] };
 const ARROW_ANGLE = { u: 0, r: 90, d: 180, l: 270 };
 
+/** This board's seat marker. */
+function seatMarker(seat, cx, cy, r) {
+  return ownerMarker(seat, cx, cy, r, { cls: 'tr-marker' });
+}
+
 /** An arrow pointing dir ('u', 'd', 'l', 'r') in the middle of a square of side s at (x, y). */
 function arrow(x, y, s, dir) {
   const cx = x + s / 2;
@@ -78,55 +81,8 @@ function arrow(x, y, s, dir) {
     'aria-hidden': 'true' });
 }
 
-function ownerStyle(seat) {
-  const i = ((seat % OWNER_COLORS.length) + OWNER_COLORS.length) % OWNER_COLORS.length;
-  return { color: OWNER_COLORS[i], shape: OWNER_SHAPES[i], letter: String.fromCharCode(65 + (seat % 26)),
-    colorName: OWNER_COLOR_NAMES[i] };
-}
-
-function pts(list) {
-  return list.map(([x, y]) => `${x.toFixed(2)},${y.toFixed(2)}`).join(' ');
-}
-
-function polygon(cx, cy, r, sides, rotation = 0) {
-  return pts(Array.from({ length: sides }, (_, k) => {
-    const a = ((rotation - 90 + (360 * k) / sides) * Math.PI) / 180;
-    return [cx + r * Math.cos(a), cy + r * Math.sin(a)];
-  }));
-}
-
-/** A named shape of about radius r (renderers/common.py draw_shape). */
-function shape(name, cx, cy, r, attrs) {
-  if (name === 'circle') return svg('circle', { cx, cy, r, ...attrs });
-  if (name === 'square') {
-    const s = r * 0.92;
-    return svg('rect', { x: cx - s, y: cy - s, width: 2 * s, height: 2 * s, rx: Math.max(1, s * 0.22), ...attrs });
-  }
-  if (name === 'star') {
-    return svg('polygon', { points: pts(Array.from({ length: 10 }, (_, k) => {
-      const rr = k % 2 ? r * 1.15 * 0.45 : r * 1.15;
-      const a = ((-90 + 36 * k) * Math.PI) / 180;
-      return [cx + rr * Math.cos(a), cy + rr * Math.sin(a)];
-    })), ...attrs });
-  }
-  const points = {
-    diamond: () => polygon(cx, cy, r, 4), triangle: () => polygon(cx, cy + r * 0.15, r * 1.15, 3),
-    hexagon: () => polygon(cx, cy, r, 6, 30), pentagon: () => polygon(cx, cy, r * 1.05, 5),
-  }[name] ?? (() => polygon(cx, cy, r, 8, 22.5));
-  return svg('polygon', { points: points(), ...attrs });
-}
-
 function label(attrs, words = '') {
   return svg('text', { 'font-size': MIN_FONT, fill: TEXT, 'dominant-baseline': 'central', ...attrs }, words);
-}
-
-/** A seat's marker: shape, colour and letter (renderers/common.py owner_marker). */
-function ownerMarker(seat, cx, cy, r) {
-  const st = ownerStyle(seat);
-  return svg('g', { class: 'tr-marker' },
-    shape(st.shape, cx, cy, r, { fill: st.color, stroke: INK, 'stroke-width': 1.5 }),
-    label({ x: cx, y: cy + (st.shape === 'triangle' ? r * 0.18 : 0), 'text-anchor': 'middle',
-      'font-size': Math.max(MIN_FONT, r * 1.05), 'font-weight': 700, fill: INK }, st.letter));
 }
 
 function crown(cx, cy, r, fill = GOLD) {
@@ -312,7 +268,7 @@ function build(root, L, view, st) {
     const x = M + 4 + (seat % 2) * ((W - 2 * M) / 2);
     const y = S.y + Math.floor(seat / 2) * S.row + S.row / 2;
     const name = label({ x: x + 22, y, 'font-size': 12 });
-    root.append(ownerMarker(seat, x + 9, y, 9), name);
+    root.append(seatMarker(seat, x + 9, y, 9), name);
     return { name, x };
   });
   const B = L.book;
@@ -381,7 +337,7 @@ function drawFigures(cell, G, figures) {
     const [fx, fy] = spots[i];
     const cx = cell.x + fx * G.cell;
     const cy = cell.y + fy * G.cell;
-    return svg('g', { class: 'tr-figure' }, svg('circle', { cx, cy, r: rad + 2.5, fill: '#ffffff' }), ownerMarker(seat, cx, cy, rad));
+    return svg('g', { class: 'tr-figure' }, svg('circle', { cx, cy, r: rad + 2.5, fill: '#ffffff' }), seatMarker(seat, cx, cy, rad));
   });
 }
 
@@ -395,7 +351,7 @@ function update(parts, L, view, ctx, choices, st) {
   const markerSig = JSON.stringify([over, view.turn]);
   if (parts.marker.dataset.sig !== markerSig) {
     parts.marker.dataset.sig = markerSig;
-    parts.marker.replaceChildren(over ? crown(b.x + 20, b.y + b.h / 2, 11, view.result === 'won' ? GOLD : PANEL_HI) : ownerMarker(view.turn, b.x + 20, b.y + b.h / 2, 13));
+    parts.marker.replaceChildren(over ? crown(b.x + 20, b.y + b.h / 2, 11, view.result === 'won' ? GOLD : PANEL_HI) : seatMarker(view.turn, b.x + 20, b.y + b.h / 2, 13));
   }
   const stop = choices.get('x') ?? null;
   const right = stop ? 112 + 6 : 88;

@@ -15,13 +15,12 @@
 // board is 330 px wide or wider; touches at 54 units or more, so 44 CSS px at that width);
 // a board wider than 700 px puts the panels in two columns. The height depends only on
 // the number of seats, the Memory Track's length and (own view) a hand over the limit.
+import { ownerStyle as seatStyle, polygon, shape, star } from './marks.js';
 import { svg, ensureSvg } from './svg.js';
 import { DATA } from './winter-tales-data.js';
 
 // ------------------------------------------------------------------ colours
-// renderers/common.py: OWNER_COLORS, OWNER_SHAPES (colour-vision checked there), BG...
-const SEAT_COLORS = ['#E99700', '#55AACC', '#FEFF6B', '#00CC89', '#CC79A7', '#E8645A', '#4887E4'];
-const SEAT_SHAPES = ['circle', 'square', 'diamond', 'triangle', 'hexagon', 'star', 'pentagon'];
+// renderers/common.py (the seat marks are in marks.js), BG...
 const BG = '#313338';
 const PANEL = '#2B2D31';
 const PANEL_HI = '#3F4248';
@@ -94,46 +93,6 @@ function contrast(a, b) {
 /** renderers/common.py readable_on: dark ink or white, whichever contrasts more. */
 function inkOn(c) {
   return contrast(c, INK) >= contrast(c, TEXT) ? INK : TEXT;
-}
-
-function seatStyle(seat) {
-  const i = ((seat % SEAT_COLORS.length) + SEAT_COLORS.length) % SEAT_COLORS.length;
-  return { color: SEAT_COLORS[i], shape: SEAT_SHAPES[i], letter: String.fromCharCode(65 + (seat % 26)) };
-}
-
-function polygon(cx, cy, r, sides, rotation = 0) {
-  const pts = [];
-  for (let k = 0; k < sides; k += 1) {
-    const a = ((rotation - 90 + (360 * k) / sides) * Math.PI) / 180;
-    pts.push(`${(cx + r * Math.cos(a)).toFixed(1)},${(cy + r * Math.sin(a)).toFixed(1)}`);
-  }
-  return pts.join(' ');
-}
-function star(cx, cy, r, inner = 0.45) {
-  const pts = [];
-  for (let k = 0; k < 10; k += 1) {
-    const rr = k % 2 === 0 ? r : r * inner;
-    const a = ((-90 + 36 * k) * Math.PI) / 180;
-    pts.push(`${(cx + rr * Math.cos(a)).toFixed(1)},${(cy + rr * Math.sin(a)).toFixed(1)}`);
-  }
-  return pts.join(' ');
-}
-
-/** renderers/common.py draw_shape: a named shape of about radius r. */
-function shape(name, cx, cy, r, attrs) {
-  if (name === 'circle') return svg('circle', { cx, cy, r, ...attrs });
-  if (name === 'square') {
-    const s = r * 0.92;
-    return svg('rect', { x: cx - s, y: cy - s, width: 2 * s, height: 2 * s, rx: Math.max(2, s * 0.22), ...attrs });
-  }
-  let points;
-  if (name === 'diamond') points = polygon(cx, cy, r, 4);
-  else if (name === 'triangle') points = polygon(cx, cy + r * 0.15, r * 1.15, 3);
-  else if (name === 'hexagon') points = polygon(cx, cy, r, 6, 30);
-  else if (name === 'pentagon') points = polygon(cx, cy, r * 1.05, 5);
-  else if (name === 'star') points = star(cx, cy, r * 1.15);
-  else points = polygon(cx, cy, r, 8, 22.5);
-  return svg('polygon', { points, ...attrs });
 }
 
 function text(x, y, words, { size = BODY, fill = TEXT, weight = null, anchor = 'start', cls = null } = {}) {
