@@ -384,12 +384,16 @@ def summary(runs: list[dict[str, Any]]) -> None:
         target = TARGET_P95.get(size)
         worst = max(g["bot_per_move"] for g in new["paced"]["per_game"].values())
         limited = new["paced"]["limited"]
+        # A reference that made no move in its closed loop (banned, say) has no ratio.
+        ref_closed = ref["closed"]["moves_per_s"]
+        saturation = (f"x{new['closed']['moves_per_s'] / ref_closed:.2f}" if ref_closed > 0
+                      else f"- (ref made no closed-loop move: {ref['closed']['banned']} refused "
+                           "by a ban)")
         print(f"  targets: p95 <= {target} s: {p95:.2f} s; 0 first responses > 3 s: "
               f"{new['paced']['clicks']['late']}; global 429s: {limited.get('global', 0)}; "
               f"all 429s in the window: {sum(limited.values())}; worst game "
-              f"{worst:.3f} req/move (<= {TARGET_PER_MOVE}); saturation x"
-              f"{new['closed']['moves_per_s'] / max(1e-9, ref['closed']['moves_per_s']):.2f}"
-              f" (>= 3); herd first responses > 3 s: "
+              f"{worst:.3f} req/move (<= {TARGET_PER_MOVE}); saturation {saturation}"
+              f" (>= x3); herd first responses > 3 s: "
               f"{new['herd'].get('first_clicks', {}).get('late', '-')}")
 
 
